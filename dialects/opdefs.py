@@ -1,0 +1,255 @@
+"""Definitions of the `aten` dialect's ops, generated from PyTorch's own schemas.
+
+Every `aten::` schema known to the JIT becomes one `OpDef`, named after its overload
+(`aten.add.Tensor`; a `.default` overload drops the suffix: `aten._softmax`). Nothing is typed
+by hand: argument names, kinds, optionality and result arity come from the schema.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import re
+from dataclasses import dataclass, field
+
+import torch
+
+
+class ArgKind(enum.Enum):
+    """How one schema argument is carried by an op: an operand group or an attribute."""
+
+    TENSOR = "Tensor"
+    TENSOR_LIST = "Tensor[]"
+    OPT_TENSOR_LIST = "Tensor?[]"
+    INT = "int"
+    FLOAT = "float"
+    BOOL = "bool"
+    STR = "str"
+    SCALAR = "Scalar"
+    COMPLEX = "complex"
+    INT_LIST = "int[]"
+    FLOAT_LIST = "float[]"
+    BOOL_LIST = "bool[]"
+    SCALAR_LIST = "Scalar[]"
+    STR_LIST = "str[]"
+    DTYPE = "ScalarType"
+    LAYOUT = "Layout"
+    MEMORY_FORMAT = "MemoryFormat"
+    DEVICE = "Device"
+    GENERATOR = "Generator"
+
+    @property
+    def is_tensor(self) -> bool:
+        return self in (ArgKind.TENSOR, ArgKind.TENSOR_LIST, ArgKind.OPT_TENSOR_LIST)
+
+    @property
+    def may_be_symbolic(self) -> bool:
+        """Kinds whose value can be a runtime (symbolic) scalar carried as an operand."""
+        return self in (ArgKind.INT, ArgKind.FLOAT, ArgKind.BOOL, ArgKind.SCALAR, ArgKind.INT_LIST)
+
+
+class ResultKind(enum.Enum):
+    TENSOR = "Tensor"
+    TENSOR_LIST = "Tensor[]"
+    INT = "int"
+    FLOAT = "float"
+    BOOL = "bool"
+    SCALAR = "Scalar"
+
+
+_LIST_RE = re.compile(r"^List\[(.*)\]$")
+_OPT_RE = re.compile(r"^Optional\[(.*)\]$")
+
+_SCALAR_KINDS = {
+    "Tensor": ArgKind.TENSOR,
+    "int": ArgKind.INT,
+    "float": ArgKind.FLOAT,
+    "bool": ArgKind.BOOL,
+    "str": ArgKind.STR,
+    "number": ArgKind.SCALAR,
+    "complex": ArgKind.COMPLEX,
+    "ScalarType": ArgKind.DTYPE,
+    "Layout": ArgKind.LAYOUT,
+    "MemoryFormat": ArgKind.MEMORY_FORMAT,
+    "Device": ArgKind.DEVICE,
+    "Generator": ArgKind.GENERATOR,
+}
+_LIST_KINDS = {
+    "Tensor": ArgKind.TENSOR_LIST,
+    "Optional[Tensor]": ArgKind.OPT_TENSOR_LIST,
+    "int": ArgKind.INT_LIST,
+    "float": ArgKind.FLOAT_LIST,
+    "bool": ArgKind.BOOL_LIST,
+    "number": ArgKind.SCALAR_LIST,
+    "str": ArgKind.STR_LIST,
+}
+_RESULT_KINDS = {
+    "Tensor": ResultKind.TENSOR,
+    "List[Tensor]": ResultKind.TENSOR_LIST,
+    "int": ResultKind.INT,
+    "float": ResultKind.FLOAT,
+    "bool": ResultKind.BOOL,
+    "number": ResultKind.SCALAR,
+}
+
+
+class _Inexpressible(Exception):
+    pass
+
+
+def _arg_kind(type_str: str) -> tuple[ArgKind, bool]:
+    """Maps a schema type string to (kind, optional); raises _Inexpressible."""
+    optional = False
+    m = _OPT_RE.match(type_str)
+    if m:
+        optional, type_str = True, m.group(1)
+    m = _LIST_RE.match(type_str)
+    if m:
+        kind = _LIST_KINDS.get(m.group(1))
+    else:
+        kind = _SCALAR_KINDS.get(type_str)
+    if kind is None:
+        raise _Inexpressible(type_str)
+    return kind, optional
+
+
+@dataclass(frozen=True)
+class ArgDef:
+    name: str
+    kind: ArgKind
+    optional: bool
+    has_default: bool
+    default: object
+    kwarg_only: bool
+    mutable: bool
+
+    @property
+    def required(self) -> bool:
+        """A required attribute/operand: not optional (None is then not a legal value)."""
+        return not self.optional
+
+
+@dataclass(frozen=True)
+class ResultDef:
+    name: str
+    kind: ResultKind
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """One ATen overload as an op of the `aten` dialect."""
+
+    op_name: str  # `aten.add.Tensor`
+    schema: str  # the schema text, for messages and docs
+    args: tuple[ArgDef, ...]
+    results: tuple[ResultDef, ...]
+    inexpressible: str | None = None  # why the dialect cannot carry this overload
+    _overload: list = field(default_factory=list, compare=False, repr=False)
+
+    @property
+    def qualified_name(self) -> str:
+        """The torch spelling: `aten::add.Tensor`."""
+        base = self.op_name[len("aten.") :]
+        name, _, overload = base.partition(".")
+        return f"aten::{name}" + (f".{overload}" if overload else "")
+
+    @property
+    def overload(self) -> torch._ops.OpOverload:
+        """The `torch.ops.aten` overload this op stands for (resolved on first use)."""
+        if not self._overload:
+            base = self.op_name[len("aten.") :]
+            name, _, overload = base.partition(".")
+            self._overload.append(getattr(getattr(torch.ops.aten, name), overload or "default"))
+        return self._overload[0]
+
+    @property
+    def is_core(self) -> bool:
+        """Tagged `torch.Tag.core` (the 193-overload core ATen opset)."""
+        return _is_core(self.op_name)
+
+    @property
+    def has_fixed_operands(self) -> bool:
+        """True when every tensor argument is a plain `Tensor` (no groups to size)."""
+        return all(a.kind is ArgKind.TENSOR and not a.optional for a in self.args if a.kind.is_tensor)
+
+    def arg(self, name: str) -> ArgDef:
+        for a in self.args:
+            if a.name == name:
+                return a
+        raise KeyError(f"{self.op_name} has no argument '{name}'")
+
+
+def op_name_of(schema_name: str, overload_name: str) -> str:
+    """`aten::add`, `Tensor` -> `aten.add.Tensor`; the `default` overload drops its suffix."""
+    base = "aten." + schema_name.split("::", 1)[1]
+    return base + (f".{overload_name}" if overload_name and overload_name != "default" else "")
+
+
+def op_name_of_overload(overload: torch._ops.OpOverload) -> str:
+    """The dialect op name of a `torch.ops.aten` overload."""
+    return op_name_of(overload._schema.name, overload._schema.overload_name)
+
+
+def _op_def_from_schema(schema) -> OpDef:
+    name = op_name_of(schema.name, schema.overload_name)
+    try:
+        args = tuple(
+            ArgDef(
+                name=a.name,
+                kind=_arg_kind(str(a.real_type))[0],
+                optional=_arg_kind(str(a.real_type))[1],
+                has_default=a.has_default_value(),
+                default=a.default_value if a.has_default_value() else None,
+                kwarg_only=a.kwarg_only,
+                mutable=a.alias_info is not None and a.alias_info.is_write,
+            )
+            for a in schema.arguments
+        )
+        results = []
+        for i, r in enumerate(schema.returns):
+            kind = _RESULT_KINDS.get(str(r.type))
+            if kind is None:
+                raise _Inexpressible(f"result type {r.type}")
+            results.append(ResultDef(r.name or f"result{i}", kind))
+    except _Inexpressible as e:
+        return OpDef(name, str(schema), (), (), inexpressible=f"schema type '{e}'")
+    if sum(r.kind is ResultKind.TENSOR_LIST for r in results) and len(results) > 1:
+        return OpDef(name, str(schema), args, tuple(results), "a Tensor[] result among others")
+    return OpDef(name, str(schema), args, tuple(results))
+
+
+@functools.cache
+def _schemas_by_name() -> dict:
+    return {
+        op_name_of(s.name, s.overload_name): s
+        for s in torch._C._jit_get_all_schemas()
+        if s.name.startswith("aten::")
+    }
+
+
+@functools.cache
+def get_op_def(op_name: str) -> OpDef | None:
+    """The definition of `op_name` (`aten.add.Tensor`), or None if PyTorch has no such schema."""
+    schema = _schemas_by_name().get(op_name)
+    return _op_def_from_schema(schema) if schema is not None else None
+
+
+def all_op_names() -> list[str]:
+    """Every op name in the dialect (one per `aten::` schema), sorted."""
+    return sorted(_schemas_by_name())
+
+
+@functools.cache
+def core_op_names() -> frozenset[str]:
+    """Op names of the overloads tagged `torch.Tag.core`."""
+    names = set()
+    for op_name, s in _schemas_by_name().items():
+        packet = getattr(torch.ops.aten, s.name.split("::", 1)[1], None)
+        ov = getattr(packet, s.overload_name or "default", None) if packet is not None else None
+        if ov is not None and torch.Tag.core in ov.tags:
+            names.add(op_name)
+    return frozenset(names)
+
+
+def _is_core(op_name: str) -> bool:
+    return op_name in core_op_names()

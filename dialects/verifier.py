@@ -1,0 +1,145 @@
+"""The `aten` dialect verifier: checks every `aten.*` op against its schema-derived definition.
+
+The ops are unregistered (generic) MLIR operations, so MLIR's own verifier knows nothing of them;
+this one runs after import and after every aten-level pass.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from .attrs import check_attr
+from .opdefs import ArgDef, ArgKind, OpDef, get_op_def
+from .ops import SEGMENTS, element_error, operand_segments, result_types_ok
+
+
+@dataclass
+class AtenDiagnostic:
+    op: ir.Operation
+    message: str
+
+    @property
+    def location(self) -> ir.Location:
+        return self.op.location
+
+    def __str__(self) -> str:
+        from .locations import describe_location
+
+        return f"{describe_location(self.location)}: '{self.op.name}' op {self.message}"
+
+
+class AtenVerificationError(ValueError):
+    """Raised by `verify_module`; the first line names op, problem and source location."""
+
+    def __init__(self, diagnostics: list[AtenDiagnostic]):
+        self.diagnostics = diagnostics
+        lines = [str(d) for d in diagnostics]
+        more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+        super().__init__(f"aten verifier: {lines[0]}{more}\n" + "\n".join(lines[1:]))
+
+
+_SYMBOLIC_OPERAND = {
+    ArgKind.INT: lambda t: isinstance(t, (ir.IndexType, ir.IntegerType)),
+    ArgKind.INT_LIST: lambda t: isinstance(t, (ir.IndexType, ir.IntegerType)),
+    ArgKind.FLOAT: lambda t: isinstance(t, ir.FloatType),
+    ArgKind.BOOL: lambda t: isinstance(t, ir.IntegerType) and t.width == 1,
+    ArgKind.SCALAR: lambda t: isinstance(t, (ir.IndexType, ir.IntegerType, ir.FloatType)),
+}
+
+
+def _check_tensor_group(a: ArgDef, group: list[ir.Value], attrs) -> str | None:
+    for v in group:
+        if not isinstance(v.type, ir.RankedTensorType):
+            return f"argument '{a.name}' expects tensors, got {v.type}"
+        why = element_error(v.type.element_type)
+        if why:
+            return f"argument '{a.name}': {why}"
+    if a.kind is ArgKind.TENSOR and len(group) != 1 and not (a.optional and not group):
+        return f"argument '{a.name}' takes {'at most ' if a.optional else ''}one tensor, got {len(group)}"
+    if a.kind is ArgKind.OPT_TENSOR_LIST:
+        if a.name not in attrs:
+            return f"argument '{a.name}' (Tensor?[]) needs its presence mask attribute"
+        why = check_attr(a.kind, attrs[a.name])
+        if why:
+            return f"attribute '{a.name}': {why}"
+        if sum(ir.DenseBoolArrayAttr(attrs[a.name])) != len(group):
+            return f"argument '{a.name}': presence mask does not match {len(group)} operands"
+    return None
+
+
+def _check_arg(a: ArgDef, group: list[ir.Value], attrs) -> str | None:
+    if a.kind.is_tensor:
+        return _check_tensor_group(a, group, attrs)
+    if group:
+        accepts = _SYMBOLIC_OPERAND.get(a.kind)
+        if accepts is None:
+            return f"argument '{a.name}' ({a.kind.value}) cannot be an operand"
+        if a.kind is not ArgKind.INT_LIST and len(group) != 1:
+            return f"argument '{a.name}' takes one runtime value, got {len(group)}"
+        bad = [str(v.type) for v in group if not accepts(v.type)]
+        if bad:
+            return f"argument '{a.name}' ({a.kind.value}) cannot be a value of type {bad[0]}"
+        if a.name in attrs:
+            return f"argument '{a.name}' is given both as operand and as attribute"
+        return None
+    if a.name not in attrs:
+        return None if a.optional else f"requires attribute '{a.name}' ({a.kind.value})"
+    why = check_attr(a.kind, attrs[a.name])
+    return f"attribute '{a.name}': {why}" if why else None
+
+
+def verify_op(op: ir.Operation, opdef: OpDef | None = None) -> list[str]:
+    """Problems with one `aten.*` op (empty when it is well formed)."""
+    opdef = opdef or get_op_def(op.name)
+    if opdef is None:
+        return ["is not an op of the aten dialect (no such ATen schema)"]
+    if opdef.inexpressible:
+        return [f"cannot be expressed in the aten dialect: {opdef.inexpressible}"]
+    try:
+        segments = operand_segments(op, opdef)
+    except ValueError as e:
+        return [str(e)]
+    attrs = {name: op.attributes[name] for name in op.attributes}
+    problems, start = [], 0
+    for a, n in zip(opdef.args, segments):
+        why = _check_arg(a, list(op.operands)[start : start + n], attrs)
+        start += n
+        if why:
+            problems.append(why)
+    known = {a.name for a in opdef.args} | {SEGMENTS}
+    # Dialect-prefixed (discardable) attributes may ride along; bare unknown names are typos.
+    unknown = sorted(n for n in attrs if n not in known and "." not in n)
+    if unknown:
+        problems.append(f"has unknown attributes {unknown} (schema: {opdef.schema})")
+    why = result_types_ok(opdef, [r.type for r in op.results])
+    if why:
+        problems.append(why)
+    return problems
+
+
+def verify_aten_ops(root: ir.Operation) -> list[AtenDiagnostic]:
+    """Verifies every `aten.*` op nested in `root`."""
+    found: list[AtenDiagnostic] = []
+
+    def visit(op):
+        op = op.operation
+        if op.name.startswith("aten."):
+            found.extend(AtenDiagnostic(op, p) for p in verify_op(op))
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+    return found
+
+
+def verify_module(module) -> None:
+    """Runs MLIR's verifier, then the aten verifier; raises `AtenVerificationError` on problems."""
+    op = module.operation
+    try:
+        op.verify()
+    except ir.MLIRError as e:
+        raise AtenVerificationError([AtenDiagnostic(op, str(e))]) from None
+    found = verify_aten_ops(op)
+    if found:
+        raise AtenVerificationError(found)

@@ -1,0 +1,145 @@
+"""`Program`: what travels between stages, as an `ExportedProgram` does (graph, state, signature)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import torch
+from mlir import ir
+
+from aten_mlir.dialects import describe_location, make_context
+
+# Argument / result attribute keys naming a role; the value is the fully qualified name.
+INPUT_ROLES = ("parameter", "buffer", "constant", "user_input")
+OUTPUT_ROLES = ("user_output", "mutated_buffer", "mutated_input")
+
+
+class IRParseError(ValueError):
+    """Malformed IR text; the first line is MLIR's diagnostic with its file:line:col."""
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    role: str  # one of INPUT_ROLES
+    name: str  # fully qualified parameter/buffer/constant name, or the user input's name
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    role: str  # one of OUTPUT_ROLES
+    name: str  # the output's FX name, or the fully qualified name of what it writes back
+
+
+@dataclass
+class Signature:
+    """Which `@main` argument is which, and which results are user outputs.
+
+    `constant_outputs` maps a user-output position to a Python value the module returns that
+    is not a tensor computed by the graph (`None`, an int...); `in_spec`/`out_spec` are the
+    module's pytree specs when known.
+    """
+
+    inputs: list[InputSpec]
+    outputs: list[OutputSpec]
+    constant_outputs: dict[int, object] = field(default_factory=dict)
+    in_spec: object = None
+    out_spec: object = None
+
+    @property
+    def user_inputs(self) -> list[InputSpec]:
+        return [s for s in self.inputs if s.role == "user_input"]
+
+    @property
+    def num_user_outputs(self) -> int:
+        return sum(s.role == "user_output" for s in self.outputs) + len(self.constant_outputs)
+
+
+@dataclass
+class Program:
+    """An MLIR module with a `func.func @main`, its state and its signature."""
+
+    module: ir.Module
+    state: dict[str, torch.Tensor]
+    signature: Signature
+
+    @property
+    def context(self) -> ir.Context:
+        return self.module.context
+
+    @property
+    def main(self) -> ir.Operation:
+        for op in self.module.body.operations:
+            if op.operation.name == "func.func" and op.attributes["sym_name"].value == "main":
+                return op.operation
+        raise ValueError("the module has no func.func @main")
+
+    def __str__(self) -> str:
+        return str(self.module)
+
+    def text(self, debug_info: bool = False) -> str:
+        return self.module.operation.get_asm(enable_debug_info=debug_info)
+
+    def with_module(self, module: ir.Module) -> Program:
+        """A new Program with the same state and signature around another module."""
+        return Program(module, self.state, self.signature)
+
+    @classmethod
+    def from_text(cls, text: str, source_name: str = "<string>") -> Program:
+        """Parses IR alone: no state, so every `@main` argument is a user input."""
+        module = parse_module(text, source_name)
+        prog = cls(module, {}, Signature([], []))
+        fn = prog.main
+        ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
+        prog.signature = Signature(
+            [InputSpec("user_input", f"arg{i}") for i in range(len(ftype.inputs))],
+            _output_specs(fn, len(ftype.results)),
+        )
+        return prog
+
+
+def _output_specs(fn: ir.Operation, n: int) -> list[OutputSpec]:
+    specs = [OutputSpec("user_output", f"result{i}") for i in range(n)]
+    if "res_attrs" not in fn.attributes:
+        return specs
+    for i, d in enumerate(ir.ArrayAttr(fn.attributes["res_attrs"])):
+        d = ir.DictAttr(d)
+        for role in OUTPUT_ROLES:
+            if f"aten.{role}" in d:
+                specs[i] = OutputSpec(role, ir.StringAttr(d[f"aten.{role}"]).value)
+    return specs
+
+
+def parse_module(text: str, source_name: str = "<string>", context: ir.Context | None = None) -> ir.Module:
+    """Parses IR text in a fresh aten context; raises `IRParseError` with MLIR's diagnostic."""
+    ctx = context or make_context()
+    with ctx:
+        try:
+            try:
+                op = ir.Operation.parse(text, source_name=source_name)
+            except ir.MLIRError as e:
+                if "single top-level operation" not in str(e):
+                    raise
+                # Several top-level ops: wrap them as mlir-opt does, keeping line numbers.
+                op = ir.Operation.parse("module {" + text + "\n}", source_name=source_name)
+        except ir.MLIRError as e:
+            diags = [f"{describe_location(d.location)}: {d.message}" for d in e.error_diagnostics]
+            diags = diags or [str(e)]
+            raise IRParseError(f"cannot parse IR: {diags[0]}") from None
+        if op.operation.name != "builtin.module":
+            # mlir-opt's convention: a lone top-level op is wrapped in a module.
+            module = ir.Module.create(ir.Location.unknown())
+            module.body.append(op.operation)
+            return module
+        return _as_module(op.operation)
+
+
+def _as_module(parsed: ir.Operation) -> ir.Module:
+    """Moves a parsed `builtin.module` op into an `ir.Module` (only `Operation.parse` keeps the
+    source name in locations, and only `ir.Module` is what users and `PassManager` expect)."""
+    module = ir.Module.create(parsed.location)
+    for name in parsed.attributes:
+        module.operation.attributes[name] = parsed.attributes[name]
+    for op in list(parsed.regions[0].blocks[0].operations):
+        module.body.append(op)
+    parsed.erase()
+    return module
