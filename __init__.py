@@ -1,1 +1,24 @@
-"""aten-mlir: torch.export programs -> an ATen MLIR dialect -> linalg -> loops -> CPU / Triton."""
+"""aten-mlir: torch.export programs -> an ATen MLIR dialect -> linalg -> loops -> CPU / Triton.
+
+    ep = torch.export.export(model, example_inputs)
+    program = aten_mlir.import_program(ep)      # aten dialect, verified
+    print(program)                              # the IR
+    outputs = aten_mlir.run_reference(program, *example_inputs)
+"""
+
+from .backends.reference import ReferenceError, run_reference
+from .dialects import AtenVerificationError, verify_module
+from .frontend import IRParseError, Program, UnsupportedOpError, import_program
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AtenVerificationError",
+    "IRParseError",
+    "Program",
+    "ReferenceError",
+    "UnsupportedOpError",
+    "import_program",
+    "run_reference",
+    "verify_module",
+]

@@ -13,6 +13,7 @@
 | ScalarType      | TypeAttr                           | `dtype = f32`                |
 | Layout, MemoryFormat, Device | StringAttr             | `layout = "strided"`         |
 | Tensor?[]       | presence mask DenseBoolArrayAttr   | `indices = array<i1: true, false>` |
+| Tensor given a Python number (a wrapped number) | as Scalar | `other = 1 : i64` |
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def encode_attr(kind: ArgKind, value) -> ir.Attribute:
         return ir.BoolAttr.get(bool(_expect(value, (bool, int), kind)))
     if kind is ArgKind.STR:
         return ir.StringAttr.get(_expect(value, (str,), kind))
-    if kind in (ArgKind.SCALAR, ArgKind.COMPLEX):
+    if kind in (ArgKind.SCALAR, ArgKind.COMPLEX, ArgKind.TENSOR):
         return _scalar(value)
     if kind is ArgKind.DTYPE:
         return ir.TypeAttr.get(element_type(_expect(value, (torch.dtype,), kind)))
@@ -141,7 +142,7 @@ def check_attr(kind: ArgKind, attr: ir.Attribute) -> str | None:
 
 def decode_attr(kind: ArgKind, attr: ir.Attribute):
     """The Python value (as `torch.ops.aten` takes it) of an attribute of schema kind `kind`."""
-    if kind in (ArgKind.SCALAR, ArgKind.COMPLEX):
+    if kind in (ArgKind.SCALAR, ArgKind.COMPLEX, ArgKind.TENSOR):
         return _decode_scalar(attr)
     cls = _ATTR_CLASS.get(kind)
     if cls is None or not isinstance(attr, cls) or (kind is ArgKind.INT and isinstance(attr, ir.BoolAttr)):

@@ -70,7 +70,9 @@ def _arg_operands(a: ArgDef, value, ip) -> tuple[list[ir.Value], ir.Attribute | 
             raise AtenBuildError(f"argument '{a.name}' may not be None")
         return [], None
     if a.kind is ArgKind.TENSOR:
-        return [value], None
+        # A Python number where ATen takes a Tensor is a "wrapped number" (`add.Tensor(x, 1)`);
+        # it promotes unlike a 0-d tensor, so it stays a scalar attribute, not a tensor constant.
+        return ([value], None) if isinstance(value, ir.Value) else ([], encode_attr(a.kind, value))
     if a.kind is ArgKind.TENSOR_LIST:
         return list(value), None
     if a.kind is ArgKind.OPT_TENSOR_LIST:
@@ -189,7 +191,9 @@ def op_arguments(op: ir.Operation, opdef: OpDef | None = None) -> dict:
 
 def _arg_value(a: ArgDef, group: list, attr):
     if a.kind is ArgKind.TENSOR:
-        return group[0] if group else None
+        if group:
+            return group[0]
+        return decode_attr(a.kind, attr) if attr is not None else None
     if a.kind is ArgKind.TENSOR_LIST:
         return group
     if a.kind is ArgKind.OPT_TENSOR_LIST:

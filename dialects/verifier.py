@@ -50,7 +50,12 @@ _SYMBOLIC_OPERAND = {
 
 
 def _check_tensor_group(a: ArgDef, group: list[ir.Value], attrs) -> str | None:
+    if a.kind is ArgKind.TENSOR and not group and a.name in attrs:
+        why = check_attr(a.kind, attrs[a.name])  # a wrapped number
+        return f"attribute '{a.name}': {why}" if why else None
     for v in group:
+        if a.kind is ArgKind.TENSOR and _SYMBOLIC_OPERAND[ArgKind.SCALAR](v.type):
+            continue  # a runtime wrapped number (`mul.Tensor(x, sym_size)`)
         if not isinstance(v.type, ir.RankedTensorType):
             return f"argument '{a.name}' expects tensors, got {v.type}"
         why = element_error(v.type.element_type)

@@ -1,0 +1,217 @@
+"""`run_reference`: executes aten IR by calling the matching `torch.ops.aten` overload per op.
+
+It is the oracle the importer and the decompositions are checked against: no lowering, eager
+kernels only. The few non-aten ops the frontend emits for symbolic sizes (`tensor.dim`, `arith`
+on `index`) have small kernels in `REFERENCE_KERNELS`.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import torch
+from mlir import ir
+
+from aten_mlir.dialects import ResultKind, describe_location, dtype_of, get_op_def, op_arguments
+from aten_mlir.frontend.program import Program
+
+REFERENCE_KERNELS = {}
+
+
+class ReferenceError(RuntimeError):
+    """An op the reference interpreter cannot run, or a failing eager kernel; names op and line."""
+
+
+def reference_kernel(*op_names):
+    """Registers the interpreter kernel `fn(op, *operand_values)` for non-aten ops."""
+
+    def wrap(fn):
+        for name in op_names:
+            if name in REFERENCE_KERNELS:
+                raise KeyError(f"reference kernel for {name} registered twice")
+            REFERENCE_KERNELS[name] = fn
+        return fn
+
+    return wrap
+
+
+def _binary(fn):
+    return lambda op, a, b: fn(a, b)
+
+
+for _name, _fn in {
+    "arith.addi": operator.add,
+    "arith.subi": operator.sub,
+    "arith.muli": operator.mul,
+    "arith.floordivsi": operator.floordiv,
+    "arith.maxsi": max,
+    "arith.minsi": min,
+    "arith.andi": operator.and_,
+    "arith.ori": operator.or_,
+    "arith.xori": operator.xor,
+    "arith.addf": operator.add,
+    "arith.subf": operator.sub,
+    "arith.mulf": operator.mul,
+    "arith.divf": operator.truediv,
+}.items():
+    reference_kernel(_name)(_binary(_fn))
+
+
+@reference_kernel("arith.remsi")
+def _remsi(op, a, b):
+    rem = abs(a) % abs(b)  # C remainder: the sign follows the dividend
+    return rem if a >= 0 else -rem
+
+
+@reference_kernel("arith.divsi")
+def _divsi(op, a, b):
+    quotient = abs(a) // abs(b)  # C division truncates toward zero
+    return quotient if (a >= 0) == (b >= 0) else -quotient
+
+
+_CMP = {0: operator.eq, 1: operator.ne, 2: operator.lt, 3: operator.le, 4: operator.gt, 5: operator.ge}
+
+
+@reference_kernel("arith.cmpi")
+def _cmpi(op, a, b):
+    return _CMP[ir.IntegerAttr(op.attributes["predicate"]).value](a, b)
+
+
+@reference_kernel("arith.select")
+def _select(op, c, a, b):
+    return a if c else b
+
+
+@reference_kernel("arith.constant")
+def _constant(op):
+    attr = op.attributes["value"]
+    if isinstance(attr, ir.IntegerAttr):
+        is_bool = isinstance(attr.type, ir.IntegerType) and attr.type.width == 1
+        return bool(attr.value) if is_bool else attr.value
+    if isinstance(attr, ir.FloatAttr):
+        return attr.value
+    raise ReferenceError(f"arith.constant of {attr} is not a scalar")
+
+
+@reference_kernel("arith.index_cast", "arith.index_castui")
+def _index_cast(op, a):
+    return int(a)
+
+
+@reference_kernel("arith.sitofp")
+def _sitofp(op, a):
+    return float(a)
+
+
+@reference_kernel("tensor.dim")
+def _dim(op, t, d):
+    return t.shape[d]
+
+
+def _substitute(value, env):
+    if isinstance(value, ir.Value):
+        return env[value]
+    if isinstance(value, list):
+        return [_substitute(v, env) for v in value]
+    return value
+
+
+def _run_aten(op: ir.Operation, env: dict):
+    opdef = get_op_def(op.name)
+    if opdef is None or opdef.inexpressible:
+        raise ReferenceError(f"'{op.name}' is not a runnable aten op")
+    bound = {k: _substitute(v, env) for k, v in op_arguments(op, opdef).items()}
+    args = [bound[a.name] for a in opdef.args if not a.kwarg_only]
+    kwargs = {a.name: bound[a.name] for a in opdef.args if a.kwarg_only}
+    out = opdef.overload(*args, **kwargs)
+    if [r.kind for r in opdef.results] == [ResultKind.TENSOR_LIST]:
+        return list(out)
+    if len(opdef.results) == 1:
+        return [out]
+    return list(out) if opdef.results else []
+
+
+def _run_op(op: ir.Operation, env: dict) -> list:
+    if op.name.startswith("aten."):
+        return _run_aten(op, env)
+    kernel = REFERENCE_KERNELS.get(op.name)
+    if kernel is None:
+        raise ReferenceError(f"the reference interpreter has no kernel for '{op.name}'")
+    out = kernel(op, *[env[v] for v in op.operands])
+    return [out]
+
+
+def _check_input(arg: ir.Value, value, index: int) -> None:
+    if not isinstance(value, torch.Tensor):
+        raise ValueError(f"user input #{index} must be a tensor, got {type(value).__name__}")
+    t = ir.RankedTensorType(arg.type)
+    dtype = dtype_of(t.element_type)
+    static = [None if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank)]
+    shape_ok = value.dim() == t.rank and all(s is None or s == v for s, v in zip(static, value.shape))
+    if value.dtype != dtype or not shape_ok:
+        raise ValueError(
+            f"user input #{index}: expected {t} ({dtype}), got {list(value.shape)} {value.dtype}"
+        )
+
+
+def _bind_arguments(program: Program, block, user_inputs) -> dict:
+    specs = program.signature.inputs
+    n_user = sum(s.role == "user_input" for s in specs)
+    if len(user_inputs) != n_user:
+        raise ValueError(f"expected {n_user} user inputs, got {len(user_inputs)}")
+    env, it = {}, iter(user_inputs)
+    for i, (spec, arg) in enumerate(zip(specs, block.arguments)):
+        if spec.role == "user_input":
+            value = next(it)
+            _check_input(arg, value, i)
+        elif spec.name in program.state:
+            value = program.state[spec.name]
+        else:
+            raise ValueError(f"the program's state has no {spec.role} '{spec.name}'")
+        env[arg] = value
+    return env
+
+
+def run_reference(program: Program, *user_inputs):
+    """Runs `program` on `user_inputs` (its tensor user inputs in signature order) with eager
+    ATen kernels; returns the user outputs (a tuple when several) and writes mutated buffers
+    back into `program.state`."""
+    block = program.main.regions[0].blocks[0]
+    env = _bind_arguments(program, block, user_inputs)
+    returned = None
+    with torch.no_grad():
+        for op in block.operations:
+            op = op.operation
+            if op.name == "func.return":
+                returned = [env[v] for v in op.operands]
+                break
+            try:
+                results = _run_op(op, env)
+            except ReferenceError as e:
+                raise ReferenceError(f"{describe_location(op.location)}: {e}") from None
+            except Exception as e:  # an eager kernel rejected its inputs: say which op and line
+                raise ReferenceError(
+                    f"{describe_location(op.location)}: '{op.name}' failed in eager: "
+                    f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+                ) from e
+            env.update(zip(op.results, results))
+    return _user_outputs(program, returned, user_inputs)
+
+
+def _user_outputs(program: Program, returned: list, user_inputs):
+    sig = program.signature
+    inputs_by_name = dict(zip((s.name for s in sig.user_inputs), user_inputs))
+    user = []
+    for spec, value in zip(sig.outputs, returned):
+        if spec.role == "user_output":
+            user.append(value)
+        elif spec.role == "mutated_buffer":
+            program.state[spec.name] = value
+        elif spec.role == "mutated_input":
+            with torch.no_grad():
+                inputs_by_name[spec.name].copy_(value)  # as eager mutates the caller's tensor
+    for pos in sorted(sig.constant_outputs):
+        user.insert(pos, sig.constant_outputs[pos])
+    if sig.out_spec is not None:
+        return torch.utils._pytree.tree_unflatten(user, sig.out_spec)
+    return user[0] if len(user) == 1 else tuple(user)

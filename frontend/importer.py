@@ -1,0 +1,212 @@
+"""`import_program`: a `torch.export.ExportedProgram` -> a `Program` whose `@main` holds aten ops.
+
+Mirrors torch-mlir's FX importer, minus the Torch dialect: each ATen `OpOverload` node becomes the
+`aten` op of the same name on builtin tensor types; parameters, buffers, lifted constants and user
+inputs become `@main` arguments in graph-signature order.
+"""
+
+from __future__ import annotations
+
+import logging
+import operator
+
+import torch
+from mlir import ir
+from mlir.dialects import func
+from torch.export.graph_signature import InputKind, OutputKind
+
+from aten_mlir.dialects import (
+    AtenBuildError,
+    AttributeEncodingError,
+    UnsupportedDtypeError,
+    build_aten,
+    get_op_def,
+    make_context,
+    op_name_of_overload,
+    tensor_type,
+)
+from aten_mlir.dialects.dtypes import scalar_type_of
+
+from .locations import describe_node, node_location
+from .program import InputSpec, OutputSpec, Program, Signature
+from .symbolic import SYMBOLIC_IMPORTERS
+
+log = logging.getLogger(__name__)
+
+# Nodes that only assert facts export already checked; they carry no computation.
+_DROPPED = {
+    torch.ops.aten._assert_tensor_metadata.default,
+    torch.ops.aten._assert_scalar.default,
+    torch.ops.aten.sym_constrain_range_for_size.default,
+    torch.ops.aten.sym_constrain_range.default,
+    torch.ops.aten._assert_async.msg,
+    torch.ops.aten._assert_async.default,
+}
+
+_INPUT_ROLE = {
+    InputKind.PARAMETER: "parameter",
+    InputKind.BUFFER: "buffer",
+    InputKind.CONSTANT_TENSOR: "constant",
+    InputKind.USER_INPUT: "user_input",
+}
+_OUTPUT_ROLE = {
+    OutputKind.USER_OUTPUT: "user_output",
+    OutputKind.BUFFER_MUTATION: "mutated_buffer",
+    OutputKind.USER_INPUT_MUTATION: "mutated_input",
+}
+
+
+class UnsupportedOpError(NotImplementedError):
+    """An op or construct the aten dialect cannot express; names the op and the user's line."""
+
+
+def import_program(ep: torch.export.ExportedProgram) -> Program:
+    """Imports an exported program (run through `run_decompositions({})` here: functional
+    ATen with nothing decomposed) into a fresh context."""
+    ep = ep.run_decompositions({})
+    return _Importer(ep).run()
+
+
+def _type_of(val, node) -> ir.Type:
+    if isinstance(val, torch.Tensor):
+        try:
+            return tensor_type(val.shape, val.dtype)
+        except UnsupportedDtypeError as e:
+            raise UnsupportedOpError(f"import: {e} at {describe_node(node)}") from None
+    return scalar_type_of(val)
+
+
+class _Importer:
+    def __init__(self, ep: torch.export.ExportedProgram):
+        self.ep = ep
+        self.values: dict[torch.fx.Node, object] = {}  # ir.Value(s) or baked Python constants
+
+    def run(self) -> Program:
+        ctx = make_context()
+        with ctx, ir.Location.unknown():
+            module = ir.Module.create()
+            inputs, placeholders = self._input_specs()
+            arg_types = [_type_of(p.meta["val"], p) for p in placeholders]
+            out_node = next(n for n in self.ep.graph.nodes if n.op == "output")
+            with ir.InsertionPoint(module.body):
+                fn = func.FuncOp("main", ir.FunctionType.get(arg_types, []))
+                block = fn.add_entry_block([ir.Location.name(p.name) for p in placeholders])
+            for p, arg in zip(placeholders, block.arguments):
+                self.values[p] = arg
+            with ir.InsertionPoint(block):
+                for node in self.ep.graph.nodes:
+                    if node.op == "call_function":
+                        self._import_call(node)
+                    elif node.op == "get_attr":
+                        raise UnsupportedOpError(
+                            f"import: get_attr '{node.target}' (a submodule or unlifted attribute) "
+                            f"at {describe_node(node)}"
+                        )
+                outputs, results, constant_outputs = self._outputs(out_node)
+                func.ReturnOp(results, loc=ir.Location.name("output"))
+            fn.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get(arg_types, [r.type for r in results])
+            )
+            fn.arg_attrs = ir.ArrayAttr.get([_role_attr(s.role, s.name) for s in inputs])
+            fn.res_attrs = ir.ArrayAttr.get([_role_attr(s.role, s.name) for s in outputs])
+        state = {**self.ep.state_dict, **self.ep.constants}
+        signature = Signature(
+            inputs, outputs, constant_outputs, self.ep.call_spec.in_spec, self.ep.call_spec.out_spec
+        )
+        return Program(module, state, signature)
+
+    def _input_specs(self):
+        """Specs and placeholder nodes of the `@main` arguments; constant inputs are baked."""
+        nodes = {n.name: n for n in self.ep.graph.nodes if n.op == "placeholder"}
+        specs, placeholders = [], []
+        for spec in self.ep.graph_signature.input_specs:
+            node = nodes[spec.arg.name]
+            if spec.kind is InputKind.USER_INPUT and not isinstance(node.meta.get("val"), torch.Tensor):
+                # A non-tensor user input was specialised by export: bake its value.
+                self.values[node] = getattr(spec.arg, "value", node.meta.get("val"))
+                continue
+            role = _INPUT_ROLE.get(spec.kind)
+            if role is None:
+                raise UnsupportedOpError(f"import: input '{spec.arg.name}' of kind {spec.kind.name}")
+            specs.append(InputSpec(role, spec.target or spec.arg.name))
+            placeholders.append(node)
+        return specs, placeholders
+
+    def _outputs(self, out_node):
+        """User outputs first, then what the program writes back (mutated buffers/inputs)."""
+        user, written, constants = [], [], {}
+        for spec, arg in zip(self.ep.graph_signature.output_specs, out_node.args[0]):
+            role = _OUTPUT_ROLE.get(spec.kind)
+            if role is None:
+                raise UnsupportedOpError(f"import: output '{spec.arg}' of kind {spec.kind.name}")
+            value = self.values[arg] if isinstance(arg, torch.fx.Node) else arg
+            if role != "user_output":
+                written.append((OutputSpec(role, spec.target), value))
+            elif isinstance(value, ir.Value):
+                user.append((OutputSpec(role, getattr(spec.arg, "name", str(arg))), value))
+            else:
+                constants[len(user) + len(constants)] = value
+        pairs = user + written
+        return [s for s, _ in pairs], [v for _, v in pairs], constants
+
+    def _arg(self, a):
+        if isinstance(a, torch.fx.Node):
+            return self.values[a]
+        if isinstance(a, (list, tuple)):
+            return [self._arg(x) for x in a]
+        return a
+
+    def _kwargs(self, node: torch.fx.Node) -> dict:
+        return {k: self._arg(v) for k, v in node.kwargs.items()}
+
+    def _import_call(self, node: torch.fx.Node) -> None:
+        target = node.target
+        if target in _DROPPED:
+            log.debug("import: dropped %s (%s)", node.name, target)
+            return
+        with node_location(node):
+            if target is operator.getitem:
+                self.values[node] = self._arg(node.args[0])[node.args[1]]
+            elif target in SYMBOLIC_IMPORTERS:
+                self.values[node] = SYMBOLIC_IMPORTERS[target](*self._arg(node.args))
+            elif isinstance(target, torch._ops.OpOverload) and target.namespace == "aten":
+                self.values[node] = self._import_aten(node)
+            else:
+                raise UnsupportedOpError(
+                    f"import: '{_target_name(target)}' is not an ATen op the aten dialect can "
+                    f"express, at {describe_node(node)}"
+                )
+
+    def _import_aten(self, node: torch.fx.Node):
+        op_name = op_name_of_overload(node.target)
+        opdef = get_op_def(op_name)
+        if opdef is None or opdef.inexpressible:
+            why = "is not in the aten registry" if opdef is None else f"has {opdef.inexpressible}"
+            raise UnsupportedOpError(f"import: '{op_name}' {why}, at {describe_node(node)}")
+        val = node.meta.get("val")
+        vals = list(val) if isinstance(val, (list, tuple)) else [val]
+        if any(v is None for v in vals):
+            raise UnsupportedOpError(
+                f"import: '{op_name}' returns None for a result, at {describe_node(node)}"
+            )
+        result_types = [_type_of(v, node) for v in vals] if opdef.results else []
+        try:
+            op = build_aten(
+                op_name, *self._arg(node.args), results=result_types, **self._kwargs(node)
+            )
+        except (AtenBuildError, AttributeEncodingError, UnsupportedDtypeError) as e:
+            raise UnsupportedOpError(f"import: '{op_name}': {e}, at {describe_node(node)}") from None
+        results = list(op.results)
+        if isinstance(val, (list, tuple)):
+            return results
+        return results[0] if results else None
+
+
+def _role_attr(role: str, name: str) -> ir.DictAttr:
+    return ir.DictAttr.get({f"aten.{role}": ir.StringAttr.get(name)})
+
+
+def _target_name(target) -> str:
+    if isinstance(target, torch._ops.OpOverload):
+        return f"{target.namespace}.{target._schema.name.split('::')[-1]}.{target._overloadname}"
+    return getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or str(target)
