@@ -47,6 +47,14 @@ def _scalar(value) -> ir.Attribute:
     raise AttributeEncodingError(f"not a scalar: {value!r}")
 
 
+def _dtype_from_code(code: int) -> torch.dtype:
+    """A c10::ScalarType number (some callers pass `dtype=4`) as the torch dtype it stands for."""
+    try:
+        return torch.ops.aten.scalar_tensor.default(0, dtype=code, device="meta").dtype
+    except RuntimeError:
+        raise AttributeEncodingError(f"{code} is not a ScalarType number") from None
+
+
 def _enum_name(value) -> str:
     return str(value).removeprefix("torch.")
 
@@ -87,6 +95,8 @@ def encode_attr(kind: ArgKind, value) -> ir.Attribute:
     if kind in (ArgKind.SCALAR, ArgKind.COMPLEX, ArgKind.TENSOR):
         return _scalar(value)
     if kind is ArgKind.DTYPE:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = _dtype_from_code(value)
         return ir.TypeAttr.get(element_type(_expect(value, (torch.dtype,), kind)))
     if kind is ArgKind.LAYOUT:
         return ir.StringAttr.get(_enum_name(_expect(value, (torch.layout,), kind)))

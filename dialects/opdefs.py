@@ -172,6 +172,12 @@ class OpDef:
         """True when every tensor argument is a plain `Tensor` (no groups to size)."""
         return all(a.kind is ArgKind.TENSOR and not a.optional for a in self.args if a.kind.is_tensor)
 
+    @property
+    def has_result_segments(self) -> bool:
+        """Results carry `resultSegmentSizes`: a `Tensor[]` result stands among others."""
+        kinds = [r.kind for r in self.results]
+        return ResultKind.TENSOR_LIST in kinds and len(kinds) > 1
+
     def arg(self, name: str) -> ArgDef:
         for a in self.args:
             if a.name == name:
@@ -213,8 +219,6 @@ def _op_def_from_schema(schema) -> OpDef:
             results.append(ResultDef(r.name or f"result{i}", kind))
     except _Inexpressible as e:
         return OpDef(name, str(schema), (), (), inexpressible=f"schema type '{e}'")
-    if sum(r.kind is ResultKind.TENSOR_LIST for r in results) and len(results) > 1:
-        return OpDef(name, str(schema), args, tuple(results), "a Tensor[] result among others")
     return OpDef(name, str(schema), args, tuple(results))
 
 

@@ -18,6 +18,7 @@ from .dtypes import element_type, tensor_type
 from .opdefs import ArgDef, ArgKind, OpDef, ResultKind, get_op_def
 
 SEGMENTS = "operandSegmentSizes"
+RESULT_SEGMENTS = "resultSegmentSizes"
 
 
 class AtenBuildError(ValueError):
@@ -114,6 +115,10 @@ def build_aten(
         attributes[SEGMENTS] = ir.DenseI32ArrayAttr.get(segments)
     if results is None:
         results = infer_result_types(opdef, bound)
+    if opdef.has_result_segments:
+        groups = [list(r) if isinstance(r, (list, tuple)) else [r] for r in results]
+        attributes[RESULT_SEGMENTS] = ir.DenseI32ArrayAttr.get([len(g) for g in groups])
+        results = [t for g in groups for t in g]
     return ir.Operation.create(
         op_name, results=list(results), operands=operands, attributes=attributes, loc=loc, ip=ip
     )
@@ -148,12 +153,15 @@ def infer_result_types(opdef: OpDef, bound: dict) -> list[ir.Type]:
     call_kwargs = {a.name: _meta(bound[a.name]) for a in opdef.args if a.kwarg_only}
     out = opdef.overload(*call_args, **call_kwargs)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    types = []
-    for o in outs:
-        if not isinstance(o, torch.Tensor):
-            raise AtenBuildError(f"{opdef.op_name}: cannot infer a non-tensor result type")
-        types.append(tensor_type(o.shape, o.dtype))
-    return types
+    return [_result_type(opdef, o) for o in outs]
+
+
+def _result_type(opdef: OpDef, out):
+    if isinstance(out, (list, tuple)):
+        return [_result_type(opdef, o) for o in out]
+    if not isinstance(out, torch.Tensor):
+        raise AtenBuildError(f"{opdef.op_name}: cannot infer a non-tensor result type")
+    return tensor_type(out.shape, out.dtype)
 
 
 def operand_segments(op: ir.Operation, opdef: OpDef) -> list[int]:
@@ -204,13 +212,37 @@ def _arg_value(a: ArgDef, group: list, attr):
     return decode_attr(a.kind, attr) if attr is not None else None
 
 
-def result_types_ok(opdef: OpDef, types: Sequence[ir.Type]) -> str | None:
-    """Why `types` cannot be the results of `opdef`, or None."""
-    kinds = [r.kind for r in opdef.results]
-    if kinds == [ResultKind.TENSOR_LIST]:
-        kinds = [ResultKind.TENSOR] * len(types)
-    if len(kinds) != len(types):
-        return f"expected {len(kinds)} results, got {len(types)}"
+def result_segments(op: ir.Operation, opdef: OpDef) -> list[int]:
+    """Results per schema return: 1 each, all of them for a lone `Tensor[]`, or as the op's
+    `resultSegmentSizes` says when a `Tensor[]` stands among others."""
+    n = len(op.results)
+    if opdef.has_result_segments:
+        if RESULT_SEGMENTS not in op.attributes:
+            raise ValueError(f"requires {RESULT_SEGMENTS} (it returns a Tensor[] among others)")
+        segments = list(ir.DenseI32ArrayAttr(op.attributes[RESULT_SEGMENTS]))
+        if len(segments) != len(opdef.results) or sum(segments) != n:
+            raise ValueError(f"{RESULT_SEGMENTS} {segments} does not fit {n} results")
+        return segments
+    if [r.kind for r in opdef.results] == [ResultKind.TENSOR_LIST]:
+        return [n]
+    return [1] * n
+
+
+def result_types_ok(opdef: OpDef, op: ir.Operation) -> str | None:
+    """Why the result types of `op` cannot be the results of `opdef`, or None."""
+    try:
+        segments = result_segments(op, opdef)
+    except ValueError as e:
+        return str(e)
+    types = [r.type for r in op.results]
+    kinds = [
+        ResultKind.TENSOR if r.kind is ResultKind.TENSOR_LIST else r.kind
+        for r, n in zip(opdef.results, segments)
+        for _ in range(n)
+    ]
+    if len(segments) != len(opdef.results) or len(kinds) != len(types):
+        expected = ", ".join(r.kind.value for r in opdef.results) or "none"
+        return f"expected results ({expected}), got {len(types)}"
     for i, (k, t) in enumerate(zip(kinds, types)):
         why = _result_type_error(k, t)
         if why:

@@ -12,7 +12,7 @@ from mlir import ir
 
 from .attrs import check_attr
 from .opdefs import ArgDef, ArgKind, OpDef, get_op_def
-from .ops import SEGMENTS, element_error, operand_segments, result_types_ok
+from .ops import RESULT_SEGMENTS, SEGMENTS, element_error, operand_segments, result_types_ok
 
 
 @dataclass
@@ -113,12 +113,12 @@ def verify_op(op: ir.Operation, opdef: OpDef | None = None) -> list[str]:
         start += n
         if why:
             problems.append(why)
-    known = {a.name for a in opdef.args} | {SEGMENTS}
+    known = {a.name for a in opdef.args} | {SEGMENTS, RESULT_SEGMENTS}
     # Dialect-prefixed (discardable) attributes may ride along; bare unknown names are typos.
     unknown = sorted(n for n in attrs if n not in known and "." not in n)
     if unknown:
         problems.append(f"has unknown attributes {unknown} (schema: {opdef.schema})")
-    why = result_types_ok(opdef, [r.type for r in op.results])
+    why = result_types_ok(opdef, op)
     if why:
         problems.append(why)
     return problems

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import operator
+import warnings
 
 import torch
 from mlir import ir
@@ -63,11 +64,31 @@ class UnsupportedOpError(NotImplementedError):
 def import_program(ep: torch.export.ExportedProgram) -> Program:
     """Imports an exported program (run through `run_decompositions({})` here: functional
     ATen with nothing decomposed) into a fresh context."""
-    ep = ep.run_decompositions({})
+    _check_layouts(ep)
+    try:
+        with warnings.catch_warnings():
+            # torch's own deprecation noise from deep-copying its module call graph.
+            warnings.simplefilter("ignore", FutureWarning)
+            ep = ep.run_decompositions({})
+    except Exception as e:  # torch's own functionalization failed: say so in one line
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise UnsupportedOpError(f"import: torch's run_decompositions({{}}) failed: {first}") from e
     return _Importer(ep).run()
 
 
+def _check_layouts(ep) -> None:
+    for node in ep.graph.nodes:
+        val = node.meta.get("val") if node.op == "placeholder" else None
+        if isinstance(val, torch.Tensor) and val.layout != torch.strided:
+            raise UnsupportedOpError(
+                f"import: input '{node.name}' has layout {val.layout}; only dense (strided) "
+                "tensors map to builtin tensor types"
+            )
+
+
 def _type_of(val, node) -> ir.Type:
+    if isinstance(val, (list, tuple)):
+        return [_type_of(v, node) for v in val]
     if isinstance(val, torch.Tensor):
         try:
             return tensor_type(val.shape, val.dtype)
@@ -196,10 +217,17 @@ class _Importer:
             )
         except (AtenBuildError, AttributeEncodingError, UnsupportedDtypeError) as e:
             raise UnsupportedOpError(f"import: '{op_name}': {e}, at {describe_node(node)}") from None
-        results = list(op.results)
-        if isinstance(val, (list, tuple)):
-            return results
+        return _regroup(list(op.results), val)
+
+
+def _regroup(results: list, val):
+    """The node's value shaped like its example value: one result, or a (nested) list."""
+    if not isinstance(val, (list, tuple)):
         return results[0] if results else None
+    grouped, it = [], iter(results)
+    for v in val:
+        grouped.append([next(it) for _ in v] if isinstance(v, (list, tuple)) else next(it))
+    return grouped
 
 
 def _role_attr(role: str, name: str) -> ir.DictAttr:

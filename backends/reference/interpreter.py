@@ -124,11 +124,11 @@ def _run_aten(op: ir.Operation, env: dict):
     args = [bound[a.name] for a in opdef.args if not a.kwarg_only]
     kwargs = {a.name: bound[a.name] for a in opdef.args if a.kwarg_only}
     out = opdef.overload(*args, **kwargs)
-    if [r.kind for r in opdef.results] == [ResultKind.TENSOR_LIST]:
-        return list(out)
-    if len(opdef.results) == 1:
-        return [out]
-    return list(out) if opdef.results else []
+    outs = list(out) if len(opdef.results) > 1 else [out]
+    flat = []
+    for r, o in zip(opdef.results, outs):
+        flat.extend(o if r.kind is ResultKind.TENSOR_LIST else [o])
+    return flat
 
 
 def _run_op(op: ir.Operation, env: dict) -> list:
