@@ -1,0 +1,64 @@
+"""Every OpInfo sample that torch.export accepts imports, verifies and runs through the
+reference interpreter equal to eager (float32). Default: the first sample of each OpInfo;
+`-m slow`: all of them."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import aten_mlir
+from tests.opinfo import harness
+
+DEFAULT_SAMPLES = 1
+
+# OpInfos whose programs the aten dialect cannot express, each with the reason; importing them
+# must fail with one clear UnsupportedOpError line naming the cause.
+EXPECTED_UNSUPPORTED = {
+    "sparse.mm.reduce": "sparse (CSR) input tensors have no builtin tensor type",
+    "sparse.sampled_addmm": "sparse (CSR) input tensors have no builtin tensor type",
+    "nn.functional.linear_cross_entropy.chunked": "op in the torch_nn namespace, not ATen",
+    "nn.functional.linear_cross_entropy.chunked_none": "op in the torch_nn namespace, not ATen",
+}
+
+
+def _opinfo_id(opinfo) -> str:
+    return opinfo.name + (f".{opinfo.variant_test_name}" if opinfo.variant_test_name else "")
+
+
+_OPINFOS = harness.op_db()
+
+
+def _check(opinfo, limit):
+    torch.manual_seed(0)
+    cases = harness.cases(opinfo, limit=limit)
+    if not cases:
+        pytest.skip("no float32 CPU samples")
+    exported = 0
+    for case in cases:
+        ep = harness.export_case(case)
+        if ep is None:
+            continue  # torch.export itself rejects the sample: not counted (see sweep.py)
+        exported += 1
+        if _opinfo_id(opinfo) in EXPECTED_UNSUPPORTED:
+            with pytest.raises(aten_mlir.UnsupportedOpError) as info:
+                aten_mlir.import_program(ep)
+            assert "\n" not in str(info.value)
+            continue
+        program = aten_mlir.import_program(ep)
+        aten_mlir.verify_module(program.module)
+        actual = aten_mlir.run_reference(program, *harness._clone(case.inputs))
+        harness.compare(case, actual, harness.eager(case))
+    if not exported:
+        pytest.skip("torch.export rejects every sample of this OpInfo")
+
+
+@pytest.mark.parametrize("opinfo", _OPINFOS, ids=_opinfo_id)
+def test_opinfo_import(opinfo):
+    _check(opinfo, DEFAULT_SAMPLES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("opinfo", _OPINFOS, ids=_opinfo_id)
+def test_opinfo_import_all_samples(opinfo):
+    _check(opinfo, None)
