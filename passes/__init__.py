@@ -1,0 +1,40 @@
+"""Passes over aten IR: a registry of named passes and mlir-opt style pipelines."""
+
+from . import drop_dead, verify  # noqa: F401  (registers the passes)
+from .pipeline import (
+    NestedPipeline,
+    PassElement,
+    PipelineFailedError,
+    build_pass_manager,
+    parse_pipeline,
+    run_pipeline,
+)
+from .registry import (
+    PASSES,
+    ModulePass,
+    PassFailure,
+    PassOptionError,
+    PipelineError,
+    UnknownPassError,
+    get_pass,
+    option,
+    register_pass,
+)
+
+__all__ = [
+    "PASSES",
+    "ModulePass",
+    "NestedPipeline",
+    "PassElement",
+    "PassFailure",
+    "PassOptionError",
+    "PipelineError",
+    "PipelineFailedError",
+    "UnknownPassError",
+    "build_pass_manager",
+    "get_pass",
+    "option",
+    "parse_pipeline",
+    "register_pass",
+    "run_pipeline",
+]
