@@ -16,12 +16,6 @@ from dataclasses import dataclass
 import torch
 from torch.utils import _pytree as pytree
 
-# Results that are random or uninitialised: compared on shape, dtype and statistics.
-RANDOM_OPS = (
-    "rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "uniform",
-    "exponential", "cauchy", "geometric", "log_normal", "dropout", "rrelu", "poisson",
-)  # fmt: skip
-UNINITIALIZED_OPS = ("empty", "new_empty", "empty_like", "empty_strided", "new_empty_strided")
 
 
 @dataclass
@@ -38,15 +32,7 @@ class Case:
         variant = f".{self.opinfo.variant_test_name}" if self.opinfo.variant_test_name else ""
         return f"{self.opinfo.name}{variant}-{self.index}"
 
-    @property
-    def kind(self) -> str:
-        name = self.opinfo.name.split(".")[-1].removeprefix("_refs.")
-        base = self.opinfo.name
-        if any(base == u or base.endswith(u) for u in UNINITIALIZED_OPS):
-            return "uninitialized"
-        if any(r in name for r in RANDOM_OPS) or any(r in base for r in RANDOM_OPS):
-            return "random"
-        return "exact"
+    kind: str = "exact"  # "random" / "uninitialized" once the exported graph is known
 
 
 class _SampleModule(torch.nn.Module):
@@ -90,13 +76,21 @@ def cases(opinfo, dtype=torch.float32, limit: int | None = None):
 
 
 def export_case(case: Case):
-    """The ExportedProgram of a case, or None when torch.export itself rejects it."""
+    """The ExportedProgram of a case, or None when torch.export itself rejects it. Sets
+    `case.kind`: results of seeded-random ops are compared on statistics, of `empty*` ops
+    (uninitialised memory) on shape and dtype only."""
     with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
         try:
-            return torch.export.export(case.module, _clone(case.inputs), strict=False)
+            ep = torch.export.export(case.module, _clone(case.inputs), strict=False)
         except Exception:
             return None
+    targets = [n.target for n in ep.graph.nodes if isinstance(n.target, torch._ops.OpOverload)]
+    if any(torch.Tag.nondeterministic_seeded in t.tags for t in targets):
+        case.kind = "random"
+    if "empty" in case.opinfo.name:  # empty, new_empty, empty_like, empty_strided, ...
+        case.kind = "uninitialized"
+    return ep
 
 
 def _clone(inputs):
