@@ -50,7 +50,9 @@ _SYMBOLIC_OPERAND = {
 
 
 def _check_tensor_group(a: ArgDef, group: list[ir.Value], attrs) -> str | None:
-    if a.kind is ArgKind.TENSOR and not group and a.name in attrs:
+    if a.kind is ArgKind.TENSOR and a.name in attrs:
+        if group:
+            return f"argument '{a.name}' is given both as operand and as attribute"
         why = check_attr(a.kind, attrs[a.name])  # a wrapped number
         return f"attribute '{a.name}': {why}" if why else None
     for v in group:

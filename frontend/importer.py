@@ -77,13 +77,18 @@ def import_program(ep: torch.export.ExportedProgram) -> Program:
 
 
 def _check_layouts(ep) -> None:
+    """Sparse (and other non-strided) tensors have no builtin tensor type; checked before
+    run_decompositions, whose own failure on them names neither layout nor line."""
     for node in ep.graph.nodes:
-        val = node.meta.get("val") if node.op == "placeholder" else None
-        if isinstance(val, torch.Tensor) and val.layout != torch.strided:
-            raise UnsupportedOpError(
-                f"import: input '{node.name}' has layout {val.layout}; only dense (strided) "
-                "tensors map to builtin tensor types"
-            )
+        vals = node.meta.get("val")
+        vals = vals if isinstance(vals, (list, tuple)) else [vals]
+        for val in vals:
+            if isinstance(val, torch.Tensor) and val.layout != torch.strided:
+                what = f"input '{node.name}'" if node.op == "placeholder" else f"'{node.target}'"
+                raise UnsupportedOpError(
+                    f"import: {what} has layout {val.layout}; only dense (strided) tensors map "
+                    f"to builtin tensor types, at {describe_node(node)}"
+                )
 
 
 def _type_of(val, node) -> ir.Type:
@@ -125,6 +130,7 @@ class _Importer:
                         )
                 outputs, results, constant_outputs = self._outputs(out_node)
                 func.ReturnOp(results, loc=ir.Location.name("output"))
+            _erase_unused_size_arithmetic(block)
             fn.attributes["function_type"] = ir.TypeAttr.get(
                 ir.FunctionType.get(arg_types, [r.type for r in results])
             )
@@ -218,6 +224,16 @@ class _Importer:
         except (AtenBuildError, AttributeEncodingError, UnsupportedDtypeError) as e:
             raise UnsupportedOpError(f"import: '{op_name}': {e}, at {describe_node(node)}") from None
         return _regroup(list(op.results), val)
+
+
+def _erase_unused_size_arithmetic(block: ir.Block) -> None:
+    """The asserts we drop leave their `tensor.dim`/`arith` predicates unused; erase those
+    (pure ops only, so nothing observable goes)."""
+    for op in reversed(list(block.operations)):
+        op = op.operation
+        pure = op.name == "tensor.dim" or op.name.startswith("arith.")
+        if pure and all(len(list(r.uses)) == 0 for r in op.results):
+            op.erase()
 
 
 def _regroup(results: list, val):

@@ -37,7 +37,8 @@ def user_frame(stack_trace: str | None) -> SourceFrame | None:
     ]
     if not frames:
         return None
-    outside = [f for f in frames if not f.file.startswith(_TORCH_DIR)]
+    # Frames in torch itself or in FX-generated code (`<eval_with_key>.7`) are not the user's.
+    outside = [f for f in frames if not f.file.startswith((_TORCH_DIR, "<"))]
     return (outside or frames)[-1]
 
 

@@ -159,11 +159,11 @@ def _bind_arguments(program: Program, block, user_inputs) -> dict:
     n_user = sum(s.role == "user_input" for s in specs)
     if len(user_inputs) != n_user:
         raise ValueError(f"expected {n_user} user inputs, got {len(user_inputs)}")
-    env, it = {}, iter(user_inputs)
-    for i, (spec, arg) in enumerate(zip(specs, block.arguments)):
+    env, it = {}, enumerate(user_inputs)
+    for spec, arg in zip(specs, block.arguments):
         if spec.role == "user_input":
-            value = next(it)
-            _check_input(arg, value, i)
+            index, value = next(it)
+            _check_input(arg, value, index)
         elif spec.name in program.state:
             value = program.state[spec.name]
         else:
