@@ -12,8 +12,9 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir", ".py"]
 config.excludes = ["lit.cfg.py", "Inputs", "Output"]
 config.test_source_root = os.path.dirname(__file__)
-# Output/ directories next to the tests; .gitignore ignores lit_tests/**/Output/.
-config.test_exec_root = config.test_source_root
+# Temporary files (%t) and lit's .lit_test_times.txt go under lit_tests/Output/, which
+# .gitignore ignores (lit_tests/**/Output/).
+config.test_exec_root = os.path.join(config.test_source_root, "Output")
 
 python = sys.executable
 

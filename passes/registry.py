@@ -104,8 +104,11 @@ def register_pass(cls: type[ModulePass]) -> type[ModulePass]:
         raise TypeError(f"{cls!r} is not a ModulePass subclass")
     if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", cls.name or ""):
         raise TypeError(f"pass {cls.__name__} needs a kebab-case `name`, got {cls.name!r}")
-    if not cls.__doc__ or "__dataclass_fields__" not in vars(cls):
-        raise TypeError(f"pass {cls.name} needs a docstring and a @dataclass decorator")
+    if "__dataclass_fields__" not in vars(cls):
+        raise TypeError(f"pass {cls.name} needs a @dataclass decorator (its fields are options)")
+    # @dataclass gives a class without a docstring one that spells its signature.
+    if not cls.__doc__ or cls.__doc__.startswith(f"{cls.__name__}("):
+        raise TypeError(f"pass {cls.name} needs a docstring (one line: what it does)")
     for o in cls.options():
         if o.type not in OPTION_TYPES:
             raise TypeError(f"pass {cls.name}: option '{o.name}' has unsupported type {o.type}")

@@ -136,6 +136,12 @@ def test_register_pass_checks_the_class(registry):
         name: ClassVar[str] = "bad-option"
         scale: float = 1.0
 
+    @dataclass(frozen=True)
+    class NoDoc(ModulePass):
+        name: ClassVar[str] = "no-doc"
+
+    with pytest.raises(TypeError, match="needs a docstring"):
+        register_pass(NoDoc)
     with pytest.raises(TypeError, match="kebab-case"):
         register_pass(BadName)
     with pytest.raises(TypeError, match="@dataclass"):
@@ -144,7 +150,7 @@ def test_register_pass_checks_the_class(registry):
         register_pass(BadOption)
     with pytest.raises(TypeError, match="not a ModulePass"):
         register_pass(int)
-    assert not {"Bad_Name", "no-dataclass", "bad-option"} & set(PASSES)
+    assert not {"Bad_Name", "no-dataclass", "bad-option", "no-doc"} & set(PASSES)
 
 
 def test_unknown_pass_names_close_matches():
