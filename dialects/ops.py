@@ -176,6 +176,10 @@ def operand_segments(op: ir.Operation, opdef: OpDef) -> list[int]:
             raise ValueError(f"{SEGMENTS} has a negative entry")
     elif opdef.has_fixed_operands:
         segments = [1 if a.kind is ArgKind.TENSOR else 0 for a in opdef.args]
+        if sum(segments) != len(op.operands):
+            raise ValueError(
+                f"expects {sum(segments)} operands (one per Tensor argument), got {len(op.operands)}"
+            )
     else:
         raise ValueError(f"requires {SEGMENTS} (it has optional or list tensor arguments)")
     if sum(segments) != len(op.operands):

@@ -37,6 +37,7 @@ passes:
 
 importing:
   aten-opt --import model.pt2 [-p PIPELINE]   imports a program saved with torch.export.save
+                                              (also `aten-opt aten-import F` and `aten-import F`)
   into the aten dialect, runs the pipeline (if any) and prints the module.
 
 exit status: 0 on success, 1 on an error diagnostic (or a --verify-diagnostics mismatch).
@@ -334,8 +335,15 @@ def _first_line(e: BaseException) -> str:
     return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
+def import_main(argv: list[str] | None = None) -> int:
+    """`aten-import FILE.pt2 [aten-opt flags]`: prints the imported module of a saved program."""
+    return main(["--import", *(sys.argv[1:] if argv is None else argv)])
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["aten-import"]:  # `aten-opt aten-import FILE.pt2`, as the subcommand
+        argv = ["--import", *argv[1:]]
     try:
         return run(argv)
     except Exception as e:

@@ -11,7 +11,7 @@ func.func @unknown_op(%a: tensor<2xf32>) -> tensor<2xf32> {
 // -----
 
 func.func @wrong_operand_count(%a: tensor<2xf32>) -> tensor<2xf32> {
-  // expected-error@+1 {{'aten.relu' op operandSegmentSizes sums to 1 but the op has 2 operands}}
+  // expected-error@+1 {{'aten.relu' op expects 1 operands (one per Tensor argument), got 2}}
   %0 = "aten.relu"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
 }
