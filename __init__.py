@@ -1,9 +1,9 @@
 """aten-mlir: torch.export programs -> an ATen MLIR dialect -> linalg -> loops -> CPU / Triton.
 
-    ep = torch.export.export(model, example_inputs)
-    program = aten_mlir.import_program(ep)      # aten dialect, verified
-    print(program)                              # the IR
-    outputs = aten_mlir.run_reference(program, *example_inputs)
+ep = torch.export.export(model, example_inputs)
+program = aten_mlir.import_program(ep)      # aten dialect, verified
+print(program)                              # the IR
+outputs = aten_mlir.run_reference(program, *example_inputs)
 """
 
 from .backends.reference import ReferenceError, run_reference

@@ -15,7 +15,13 @@ from .opdefs import (
     op_name_of_overload,
 )
 from .ops import AtenBuildError, aten, build_aten, op_arguments, operand_segments
-from .verifier import AtenDiagnostic, AtenVerificationError, verify_aten_ops, verify_module, verify_op
+from .verifier import (
+    AtenDiagnostic,
+    AtenVerificationError,
+    verify_aten_ops,
+    verify_module,
+    verify_op,
+)
 
 __all__ = [
     "ArgDef",

@@ -43,7 +43,9 @@ def _scalar(value) -> ir.Attribute:
     if isinstance(value, float):
         return ir.FloatAttr.get_f64(value)
     if isinstance(value, complex):
-        return ir.ArrayAttr.get([ir.FloatAttr.get_f64(value.real), ir.FloatAttr.get_f64(value.imag)])
+        return ir.ArrayAttr.get(
+            [ir.FloatAttr.get_f64(value.real), ir.FloatAttr.get_f64(value.imag)]
+        )
     raise AttributeEncodingError(f"not a scalar: {value!r}")
 
 
@@ -71,7 +73,9 @@ def _encode_list(kind: ArgKind, value) -> ir.Attribute:
     if kind is ArgKind.INT_LIST:
         return ir.DenseI64ArrayAttr.get([_expect(v, (int,), ArgKind.INT) for v in value])
     if kind is ArgKind.FLOAT_LIST:
-        return ir.DenseF64ArrayAttr.get([float(_expect(v, (int, float), ArgKind.FLOAT)) for v in value])
+        return ir.DenseF64ArrayAttr.get(
+            [float(_expect(v, (int, float), ArgKind.FLOAT)) for v in value]
+        )
     if kind is ArgKind.BOOL_LIST:
         return ir.DenseBoolArrayAttr.get([_expect(v, (bool,), ArgKind.BOOL) for v in value])
     if kind is ArgKind.SCALAR_LIST:
@@ -81,34 +85,44 @@ def _encode_list(kind: ArgKind, value) -> ir.Attribute:
     raise AttributeEncodingError(f"{kind.value} is not an attribute kind")
 
 
+def _encode_dtype(value) -> ir.Attribute:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = _dtype_from_code(value)
+    return ir.TypeAttr.get(element_type(_expect(value, (torch.dtype,), ArgKind.DTYPE)))
+
+
+def _encode_generator(value) -> ir.Attribute:
+    raise AttributeEncodingError("a torch.Generator argument cannot be compiled")
+
+
+_ENCODERS = {
+    # ATen takes a bool where an int is expected (bools are ints in schemas).
+    ArgKind.INT: lambda v: _i64(int(_expect(v, (int, bool), ArgKind.INT))),
+    ArgKind.FLOAT: lambda v: ir.FloatAttr.get_f64(float(_expect(v, (int, float), ArgKind.FLOAT))),
+    ArgKind.BOOL: lambda v: ir.BoolAttr.get(bool(_expect(v, (bool, int), ArgKind.BOOL))),
+    ArgKind.STR: lambda v: ir.StringAttr.get(_expect(v, (str,), ArgKind.STR)),
+    ArgKind.SCALAR: _scalar,
+    ArgKind.COMPLEX: _scalar,
+    ArgKind.TENSOR: _scalar,  # a wrapped number
+    ArgKind.DTYPE: _encode_dtype,
+    ArgKind.LAYOUT: lambda v: ir.StringAttr.get(
+        _enum_name(_expect(v, (torch.layout,), ArgKind.LAYOUT))
+    ),
+    ArgKind.MEMORY_FORMAT: lambda v: ir.StringAttr.get(
+        _enum_name(_expect(v, (torch.memory_format,), ArgKind.MEMORY_FORMAT))
+    ),
+    ArgKind.DEVICE: lambda v: ir.StringAttr.get(
+        str(torch.device(_expect(v, (torch.device, str), ArgKind.DEVICE)))
+    ),
+    ArgKind.OPT_TENSOR_LIST: lambda v: ir.DenseBoolArrayAttr.get([x is not None for x in v]),
+    ArgKind.GENERATOR: _encode_generator,
+}
+
+
 def encode_attr(kind: ArgKind, value) -> ir.Attribute:
     """The attribute carrying a (non-None) compile-time `value` of schema kind `kind`."""
-    if kind is ArgKind.INT:
-        # ATen accepts an int where a Scalar-like int is expected; bools are ints in schemas.
-        return _i64(int(_expect(value, (int, bool), kind)))
-    if kind is ArgKind.FLOAT:
-        return ir.FloatAttr.get_f64(float(_expect(value, (int, float), kind)))
-    if kind is ArgKind.BOOL:
-        return ir.BoolAttr.get(bool(_expect(value, (bool, int), kind)))
-    if kind is ArgKind.STR:
-        return ir.StringAttr.get(_expect(value, (str,), kind))
-    if kind in (ArgKind.SCALAR, ArgKind.COMPLEX, ArgKind.TENSOR):
-        return _scalar(value)
-    if kind is ArgKind.DTYPE:
-        if isinstance(value, int) and not isinstance(value, bool):
-            value = _dtype_from_code(value)
-        return ir.TypeAttr.get(element_type(_expect(value, (torch.dtype,), kind)))
-    if kind is ArgKind.LAYOUT:
-        return ir.StringAttr.get(_enum_name(_expect(value, (torch.layout,), kind)))
-    if kind is ArgKind.MEMORY_FORMAT:
-        return ir.StringAttr.get(_enum_name(_expect(value, (torch.memory_format,), kind)))
-    if kind is ArgKind.DEVICE:
-        return ir.StringAttr.get(str(torch.device(_expect(value, (torch.device, str), kind))))
-    if kind is ArgKind.OPT_TENSOR_LIST:
-        return ir.DenseBoolArrayAttr.get([v is not None for v in value])
-    if kind is ArgKind.GENERATOR:
-        raise AttributeEncodingError("a torch.Generator argument cannot be compiled")
-    return _encode_list(kind, value)
+    encoder = _ENCODERS.get(kind)
+    return encoder(value) if encoder else _encode_list(kind, value)
 
 
 def _decode_scalar(attr: ir.Attribute):
@@ -155,7 +169,11 @@ def decode_attr(kind: ArgKind, attr: ir.Attribute):
     if kind in (ArgKind.SCALAR, ArgKind.COMPLEX, ArgKind.TENSOR):
         return _decode_scalar(attr)
     cls = _ATTR_CLASS.get(kind)
-    if cls is None or not isinstance(attr, cls) or (kind is ArgKind.INT and isinstance(attr, ir.BoolAttr)):
+    if (
+        cls is None
+        or not isinstance(attr, cls)
+        or (kind is ArgKind.INT and isinstance(attr, ir.BoolAttr))
+    ):
         raise AttributeEncodingError(f"expected a {kind.value} attribute, got {attr}")
     if kind is ArgKind.DTYPE:
         return dtype_of(attr.value)

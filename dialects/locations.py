@@ -38,7 +38,11 @@ def describe_location(loc: ir.Location) -> str:
     """`model.py:12 (node linear_1 in encoder.fc)`, or the location text when it has no file."""
     pos = file_position(loc)
     names = location_names(loc)
-    text = (f"{pos[0]}:{pos[1]}" + (f":{pos[2]}" if pos[2] else "")) if pos else ("<unknown>" if not names else "")
+    text = (
+        (f"{pos[0]}:{pos[1]}" + (f":{pos[2]}" if pos[2] else ""))
+        if pos
+        else ("<unknown>" if not names else "")
+    )
     if names:
         where = f"node {names[0]}" + (f" in {names[1]}" if len(names) > 1 and names[1] else "")
         text = f"{text} ({where})" if text else where

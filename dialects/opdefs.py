@@ -170,7 +170,9 @@ class OpDef:
     @property
     def has_fixed_operands(self) -> bool:
         """True when every tensor argument is a plain `Tensor` (no groups to size)."""
-        return all(a.kind is ArgKind.TENSOR and not a.optional for a in self.args if a.kind.is_tensor)
+        return all(
+            a.kind is ArgKind.TENSOR and not a.optional for a in self.args if a.kind.is_tensor
+        )
 
     @property
     def has_result_segments(self) -> bool:

@@ -30,7 +30,9 @@ def require_op_def(op_name: str) -> OpDef:
     if opdef is None:
         raise AtenBuildError(f"'{op_name}' is not an op of the aten dialect")
     if opdef.inexpressible:
-        raise AtenBuildError(f"'{op_name}' cannot be expressed in the aten dialect: {opdef.inexpressible}")
+        raise AtenBuildError(
+            f"'{op_name}' cannot be expressed in the aten dialect: {opdef.inexpressible}"
+        )
     return opdef
 
 
@@ -178,12 +180,15 @@ def operand_segments(op: ir.Operation, opdef: OpDef) -> list[int]:
         segments = [1 if a.kind is ArgKind.TENSOR else 0 for a in opdef.args]
         if sum(segments) != len(op.operands):
             raise ValueError(
-                f"expects {sum(segments)} operands (one per Tensor argument), got {len(op.operands)}"
+                f"expects {sum(segments)} operands (one per Tensor argument), "
+                f"got {len(op.operands)}"
             )
     else:
         raise ValueError(f"requires {SEGMENTS} (it has optional or list tensor arguments)")
     if sum(segments) != len(op.operands):
-        raise ValueError(f"{SEGMENTS} sums to {sum(segments)} but the op has {len(op.operands)} operands")
+        raise ValueError(
+            f"{SEGMENTS} sums to {sum(segments)} but the op has {len(op.operands)} operands"
+        )
     return segments
 
 

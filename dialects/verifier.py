@@ -64,7 +64,8 @@ def _check_tensor_group(a: ArgDef, group: list[ir.Value], attrs) -> str | None:
         if why:
             return f"argument '{a.name}': {why}"
     if a.kind is ArgKind.TENSOR and len(group) != 1 and not (a.optional and not group):
-        return f"argument '{a.name}' takes {'at most ' if a.optional else ''}one tensor, got {len(group)}"
+        at_most = "at most " if a.optional else ""
+        return f"argument '{a.name}' takes {at_most}one tensor, got {len(group)}"
     if a.kind is ArgKind.OPT_TENSOR_LIST:
         if a.name not in attrs:
             return f"argument '{a.name}' (Tensor?[]) needs its presence mask attribute"

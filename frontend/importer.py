@@ -148,13 +148,17 @@ class _Importer:
         specs, placeholders = [], []
         for spec in self.ep.graph_signature.input_specs:
             node = nodes[spec.arg.name]
-            if spec.kind is InputKind.USER_INPUT and not isinstance(node.meta.get("val"), torch.Tensor):
+            if spec.kind is InputKind.USER_INPUT and not isinstance(
+                node.meta.get("val"), torch.Tensor
+            ):
                 # A non-tensor user input was specialised by export: bake its value.
                 self.values[node] = getattr(spec.arg, "value", node.meta.get("val"))
                 continue
             role = _INPUT_ROLE.get(spec.kind)
             if role is None:
-                raise UnsupportedOpError(f"import: input '{spec.arg.name}' of kind {spec.kind.name}")
+                raise UnsupportedOpError(
+                    f"import: input '{spec.arg.name}' of kind {spec.kind.name}"
+                )
             specs.append(InputSpec(role, spec.target or spec.arg.name))
             placeholders.append(node)
         return specs, placeholders
@@ -222,7 +226,9 @@ class _Importer:
                 op_name, *self._arg(node.args), results=result_types, **self._kwargs(node)
             )
         except (AtenBuildError, AttributeEncodingError, UnsupportedDtypeError) as e:
-            raise UnsupportedOpError(f"import: '{op_name}': {e}, at {describe_node(node)}") from None
+            raise UnsupportedOpError(
+                f"import: '{op_name}': {e}, at {describe_node(node)}"
+            ) from None
         return _regroup(list(op.results), val)
 
 

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 import torch
 from mlir import ir
 
-_FRAME_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)\n(?P<code>[^\n]*)')
+_FRAME_RE = re.compile(
+    r'File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<func>\S+)\n(?P<code>[^\n]*)'
+)
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 
 

@@ -1,4 +1,5 @@
-"""`Program`: what travels between stages, as an `ExportedProgram` does (graph, state, signature)."""
+"""`Program`: what travels between stages, as an `ExportedProgram` does (graph, state,
+signature)."""
 
 from __future__ import annotations
 
@@ -109,7 +110,9 @@ def _output_specs(fn: ir.Operation, n: int) -> list[OutputSpec]:
     return specs
 
 
-def parse_module(text: str, source_name: str = "<string>", context: ir.Context | None = None) -> ir.Module:
+def parse_module(
+    text: str, source_name: str = "<string>", context: ir.Context | None = None
+) -> ir.Module:
     """Parses IR text in a fresh aten context; raises `IRParseError` with MLIR's diagnostic."""
     ctx = context or make_context()
     with ctx:

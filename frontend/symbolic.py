@@ -91,4 +91,6 @@ _CMP = {
     operator.ge: arith.CmpIPredicate.sge,
 }
 for _target, _pred in _CMP.items():
-    register_symbolic(_target)(lambda a, b, _p=_pred: arith.CmpIOp(_p, as_index(a), as_index(b)).result)
+    register_symbolic(_target)(
+        lambda a, b, _p=_pred: arith.CmpIOp(_p, as_index(a), as_index(b)).result
+    )

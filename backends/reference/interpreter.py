@@ -69,7 +69,14 @@ def _divsi(op, a, b):
     return quotient if (a >= 0) == (b >= 0) else -quotient
 
 
-_CMP = {0: operator.eq, 1: operator.ne, 2: operator.lt, 3: operator.le, 4: operator.gt, 5: operator.ge}
+_CMP = {
+    0: operator.eq,
+    1: operator.ne,
+    2: operator.lt,
+    3: operator.le,
+    4: operator.gt,
+    5: operator.ge,
+}
 
 
 @reference_kernel("arith.cmpi")
@@ -147,7 +154,9 @@ def _check_input(arg: ir.Value, value, index: int) -> None:
     t = ir.RankedTensorType(arg.type)
     dtype = dtype_of(t.element_type)
     static = [None if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank)]
-    shape_ok = value.dim() == t.rank and all(s is None or s == v for s, v in zip(static, value.shape))
+    shape_ok = value.dim() == t.rank and all(
+        s is None or s == v for s, v in zip(static, value.shape)
+    )
     if value.dtype != dtype or not shape_ok:
         raise ValueError(
             f"user input #{index}: expected {t} ({dtype}), got {list(value.shape)} {value.dtype}"

@@ -142,7 +142,7 @@ MALFORMED = {
     "too_many_operands": (
         '%0 = "aten.relu"(%x, %x) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>',
         "aten.relu",
-        ["2 operands"],
+        ["expects 1 operands", "got 2"],
     ),
     "too_many_results": (
         '%0:2 = "aten.relu"(%x) : (tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>)',

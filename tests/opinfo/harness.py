@@ -17,7 +17,6 @@ import torch
 from torch.utils import _pytree as pytree
 
 
-
 @dataclass
 class Case:
     """One OpInfo sample as an exportable module and its flat tensor inputs."""

@@ -1,7 +1,7 @@
 """Runs the OpInfo import sweep outside pytest and prints N/M with every failure's reason.
 
-    python -m aten_mlir.tests.opinfo.sweep            # all samples
-    python tests/opinfo/sweep.py --limit 2 -j 2       # bounded, like the default suite
+python -m aten_mlir.tests.opinfo.sweep            # all samples
+python tests/opinfo/sweep.py --limit 2 -j 2       # bounded, like the default suite
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ def _check_opinfo(args):
     index, limit = args
     import torch
 
-    from tests.opinfo import harness
-
     import aten_mlir
+    from tests.opinfo import harness
 
     torch.manual_seed(0)
     opinfo = harness.op_db()[index]
@@ -55,17 +54,24 @@ def main(argv=None):
     indices = [i for i, o in enumerate(db) if not args.only or args.only in o.name]
     start = time.time()
     with multiprocessing.get_context("spawn").Pool(args.j, maxtasksperchild=20) as pool:
-        rows = [r for rs in pool.imap_unordered(_check_opinfo, [(i, args.limit) for i in indices])
-                for r in rs]
+        rows = [
+            r
+            for rs in pool.imap_unordered(_check_opinfo, [(i, args.limit) for i in indices])
+            for r in rs
+        ]
     counts = collections.Counter(status for _, status, _ in rows)
     exported = counts["ok"] + counts["fail"]
     for case_id, status, why in sorted(rows):
         if status == "fail":
             print(f"FAIL {case_id}: {why}")
-    print(f"\nOpInfos: {len(indices)}  samples: {len(rows)}  exported: {exported}  "
-          f"not exported by torch.export: {counts['not-exported']}")
-    print(f"import+verify+run_reference == eager: {counts['ok']}/{exported} "
-          f"({100.0 * counts['ok'] / max(exported, 1):.2f}%)  in {time.time() - start:.0f}s")
+    print(
+        f"\nOpInfos: {len(indices)}  samples: {len(rows)}  exported: {exported}  "
+        f"not exported by torch.export: {counts['not-exported']}"
+    )
+    print(
+        f"import+verify+run_reference == eager: {counts['ok']}/{exported} "
+        f"({100.0 * counts['ok'] / max(exported, 1):.2f}%)  in {time.time() - start:.0f}s"
+    )
     return 0
 
 
