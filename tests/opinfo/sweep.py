@@ -53,7 +53,7 @@ def main(argv=None):
     db = harness.op_db()
     indices = [i for i, o in enumerate(db) if not args.only or args.only in o.name]
     start = time.time()
-    with multiprocessing.get_context("spawn").Pool(args.j, maxtasksperchild=20) as pool:
+    with multiprocessing.get_context("spawn").Pool(args.j, maxtasksperchild=100) as pool:
         rows = [
             r
             for rs in pool.imap_unordered(_check_opinfo, [(i, args.limit) for i in indices])
