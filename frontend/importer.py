@@ -25,6 +25,7 @@ from aten_mlir.dialects import (
     make_context,
     op_name_of_overload,
     tensor_type,
+    verify_module,
 )
 from aten_mlir.dialects.dtypes import scalar_type_of
 
@@ -73,7 +74,9 @@ def import_program(ep: torch.export.ExportedProgram) -> Program:
     except Exception as e:  # torch's own functionalization failed: say so in one line
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
         raise UnsupportedOpError(f"import: torch's run_decompositions({{}}) failed: {first}") from e
-    return _Importer(ep).run()
+    program = _Importer(ep).run()
+    verify_module(program.module)  # the design's contract: every stage boundary is verified
+    return program
 
 
 def _check_layouts(ep) -> None:
