@@ -14,7 +14,7 @@ import torch
 from mlir import ir
 
 from .attrs import decode_attr, encode_attr
-from .dtypes import element_type, tensor_type
+from .dtypes import element_type
 from .opdefs import ArgDef, ArgKind, OpDef, ResultKind, get_op_def
 
 SEGMENTS = "operandSegmentSizes"
@@ -134,36 +134,66 @@ def aten(op_name: str, *args, loc=None, ip=None, **kwargs) -> ir.Value:
     return op.results[0]
 
 
-def _meta(value):
+# Two stand-ins for a dynamic (`?`) dim: a result dim that differs between the two meta runs
+# depends on a dynamic dim and is `?` itself; one that agrees is static.
+_DYNAMIC_STANDINS = (17, 29)
+
+
+def _meta(value, standin: int):
     if isinstance(value, ir.Value):
         t = value.type
         if not isinstance(t, ir.RankedTensorType):
-            raise AtenBuildError("result types can only be inferred from tensor operands")
-        if not t.has_static_shape:
-            raise AtenBuildError("result types of dynamic shapes cannot be inferred; pass results=")
+            raise AtenBuildError(
+                "result types cannot be inferred from a runtime scalar; pass results="
+            )
         from .dtypes import dtype_of
 
-        return torch.empty(t.shape, dtype=dtype_of(t.element_type), device="meta")
+        shape = [standin if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank)]
+        return torch.empty(shape, dtype=dtype_of(t.element_type), device="meta")
     if isinstance(value, (list, tuple)):
-        return [_meta(v) for v in value]
+        return [_meta(v, standin) for v in value]
     return value
 
 
+def _run_meta(opdef: OpDef, bound: dict, standin: int):
+    call_args = [_meta(bound[a.name], standin) for a in opdef.args if not a.kwarg_only]
+    call_kwargs = {a.name: _meta(bound[a.name], standin) for a in opdef.args if a.kwarg_only}
+    try:
+        out = opdef.overload(*call_args, **call_kwargs)
+    except Exception as e:
+        raise AtenBuildError(
+            f"{opdef.op_name}: cannot infer result types ({e}); pass results="
+        ) from None
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
 def infer_result_types(opdef: OpDef, bound: dict) -> list[ir.Type]:
-    """Result types from running the overload on meta tensors."""
-    call_args = [_meta(bound[a.name]) for a in opdef.args if not a.kwarg_only]
-    call_kwargs = {a.name: _meta(bound[a.name]) for a in opdef.args if a.kwarg_only}
-    out = opdef.overload(*call_args, **call_kwargs)
-    outs = list(out) if isinstance(out, (tuple, list)) else [out]
-    return [_result_type(opdef, o) for o in outs]
+    """Result types from running the overload on meta tensors; with dynamic operand dims it runs
+    twice with different stand-in sizes and marks every result dim that moved as `?`."""
+    dynamic = any(
+        isinstance(v, ir.Value)
+        and isinstance(v.type, ir.RankedTensorType)
+        and not v.type.has_static_shape
+        for arg in bound.values()
+        for v in (arg if isinstance(arg, (list, tuple)) else [arg])
+    )
+    first = _run_meta(opdef, bound, _DYNAMIC_STANDINS[0])
+    second = _run_meta(opdef, bound, _DYNAMIC_STANDINS[1]) if dynamic else first
+    return [_result_type(opdef, a, b) for a, b in zip(first, second)]
 
 
-def _result_type(opdef: OpDef, out):
+def _result_type(opdef: OpDef, out, other):
     if isinstance(out, (list, tuple)):
-        return [_result_type(opdef, o) for o in out]
+        return [_result_type(opdef, o, p) for o, p in zip(out, other)]
     if not isinstance(out, torch.Tensor):
         raise AtenBuildError(f"{opdef.op_name}: cannot infer a non-tensor result type")
-    return tensor_type(out.shape, out.dtype)
+    if out.dim() != other.dim() or out.dtype != other.dtype:
+        raise AtenBuildError(
+            f"{opdef.op_name}: result rank depends on a dynamic size; pass results="
+        )
+    dyn = ir.ShapedType.get_dynamic_size()
+    shape = [a if a == b else dyn for a, b in zip(out.shape, other.shape)]
+    return ir.RankedTensorType.get(shape, element_type(out.dtype))
 
 
 def operand_segments(op: ir.Operation, opdef: OpDef) -> list[int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, tensor
 
 from aten_mlir.dialects import (
     AtenBuildError,
@@ -104,11 +104,20 @@ def test_symbolic_sizes_are_index_operands(function):
         assert verify_op(op) == []
 
 
-def test_dynamic_shapes_need_explicit_results(function):
+def test_dynamic_dims_are_inferred_from_two_meta_runs(function):
+    with function("tensor<?x6xf32>", "tensor<6x?xf32>") as (x, y):
+        assert types(build_aten("aten.relu", x)) == ["tensor<?x6xf32>"]
+        assert types(build_aten("aten.mm", x, y)) == ["tensor<?x?xf32>"]
+        assert types(build_aten("aten.sum.dim_IntList", x, [0])) == ["tensor<6xf32>"]
+        assert types(build_aten("aten.view", x, [-1, 3])) == ["tensor<?x3xf32>"]
+
+
+def test_runtime_scalars_need_explicit_results(function):
     with function("tensor<?x6xf32>") as (x,):
-        with pytest.raises(AtenBuildError, match="dynamic"):
-            build_aten("aten.relu", x)
-        op = build_aten("aten.relu", x, results=[x.type])
+        size = tensor.DimOp(x, arith.ConstantOp(ir.IndexType.get(), 0).result).result
+        with pytest.raises(AtenBuildError, match="results="):
+            build_aten("aten.view", x, [size, 6])
+        op = build_aten("aten.view", x, [size, 6], results=[x.type])
         assert types(op) == ["tensor<?x6xf32>"]
 
 
