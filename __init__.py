@@ -9,6 +9,7 @@ outputs = aten_mlir.run_reference(program, *example_inputs)
 from .backends.reference import ReferenceError, run_reference
 from .dialects import AtenVerificationError, verify_module
 from .frontend import IRParseError, Program, UnsupportedOpError, import_program
+from .passes.decompose import decompose
 
 __version__ = "0.1.0"
 
@@ -18,6 +19,7 @@ __all__ = [
     "Program",
     "ReferenceError",
     "UnsupportedOpError",
+    "decompose",
     "import_program",
     "run_reference",
     "verify_module",

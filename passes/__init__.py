@@ -1,6 +1,6 @@
 """Passes over aten IR: a registry of named passes and mlir-opt style pipelines."""
 
-from . import drop_dead, verify  # noqa: F401  (registers the passes)
+from . import decompose, drop_dead, verify  # noqa: F401  (registers the passes)
 from .pipeline import (
     NestedPipeline,
     PassElement,

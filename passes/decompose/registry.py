@@ -1,0 +1,113 @@
+"""The decomposition table: one Python rule per aten overload, run as an MLIR rewrite pattern.
+
+A rule is `fn(op, rewriter) -> replacement values | None` registered with
+`@register_decomposition("aten.silu")` right above it; `rewriter` is a `DecompositionRewriter`
+that builds aten ops at the op's position and location. Returning None means "not applicable"
+(a precondition failed); the upstream pattern API's inverted convention (a true return value means
+*no match*) is wrapped once, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir import rewrite as mlir_rewrite
+
+from aten_mlir.dialects import build_aten, get_op_def, op_arguments
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    op_name: str  # `aten.silu`
+    fn: Callable
+    summary: str  # the docstring's first line: `aten.silu -> aten.sigmoid, aten.mul.Tensor`
+
+
+DECOMPOSITIONS: dict[str, Decomposition] = {}
+
+
+def register_decomposition(op_name: str):
+    """Registers the decomposition rule for `op_name`; a name taken twice or one that is not an
+    op of the aten dialect raises."""
+
+    def wrap(fn):
+        opdef = get_op_def(op_name)
+        if opdef is None or opdef.inexpressible:
+            raise KeyError(f"decomposition for '{op_name}': not an op of the aten dialect")
+        if op_name in DECOMPOSITIONS:
+            raise KeyError(f"decomposition for '{op_name}' registered twice")
+        summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
+        if not summary.startswith(op_name + " ->"):
+            raise ValueError(f"{fn.__name__}: docstring must start '{op_name} -> <target ops>'")
+        DECOMPOSITIONS[op_name] = Decomposition(op_name, fn, summary)
+        return fn
+
+    return wrap
+
+
+class DecompositionRewriter:
+    """What a rule builds with: the op's schema arguments, and aten builders that insert before
+    the op with the op's location (so errors later still point at the user's line)."""
+
+    def __init__(self, op: ir.Operation, rewriter: mlir_rewrite.PatternRewriter):
+        self.op = op
+        self.rewriter = rewriter
+        self.args = op_arguments(op)
+
+    def build(self, op_name: str, *args, results: Sequence[ir.Type] | None = None, **kwargs):
+        """The new aten `ir.Operation` (all its results)."""
+        with self.op.location:  # also the context type construction needs
+            return build_aten(op_name, *args, results=results, ip=self.rewriter.ip, **kwargs)
+
+    def aten(self, op_name: str, *args, results: Sequence[ir.Type] | None = None, **kwargs):
+        """The single result of a new aten op."""
+        op = self.build(op_name, *args, results=results, **kwargs)
+        if len(op.results) != 1:
+            raise ValueError(f"{op_name} has {len(op.results)} results; use build()")
+        return op.results[0]
+
+
+class DecompositionError(RuntimeError):
+    """A rule raised or returned values that cannot replace the op."""
+
+    def __init__(self, op: ir.Operation, message: str):
+        self.op = op
+        super().__init__(message)
+
+
+def _check_replacement(op: ir.Operation, values: list) -> str | None:
+    if len(values) != len(op.results):
+        return f"rule returned {len(values)} values for {len(op.results)} results"
+    for i, (v, r) in enumerate(zip(values, op.results)):
+        if not isinstance(v, ir.Value):
+            return f"rule returned {type(v).__name__} for result #{i}"
+        if v.type != r.type:
+            return f"result #{i}: rule built {v.type}, the op has {r.type}"
+    return None
+
+
+def as_pattern(decomposition: Decomposition, errors: list[DecompositionError]):
+    """The upstream pattern callback for one rule. A failing rule leaves the op in place and
+    records why in `errors` (raising through the C++ driver would lose the location)."""
+
+    def pattern(op, rewriter) -> bool:
+        op = op.operation
+        try:
+            out = decomposition.fn(op, DecompositionRewriter(op, rewriter))
+            if out is None:
+                return True  # not applicable: upstream reads True as "no match"
+            values = [out] if isinstance(out, ir.Value) else list(out)
+            why = _check_replacement(op, values)
+        except Exception as e:  # a bug in a rule: reported with the op's location by the pass
+            why = f"{type(e).__name__}: {e}"
+        if why:
+            errors.append(
+                DecompositionError(op, f"decomposition {decomposition.fn.__name__}: {why}")
+            )
+            return True
+        rewriter.replace_op(op, values)
+        return False
+
+    return pattern

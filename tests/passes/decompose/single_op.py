@@ -1,0 +1,39 @@
+"""Programs of a single aten op on given tensors: the unit a decomposition is checked on."""
+
+from __future__ import annotations
+
+import torch
+from mlir import ir
+from mlir.dialects import func
+
+from aten_mlir.dialects import build_aten, make_context, tensor_type
+from aten_mlir.frontend.program import InputSpec, OutputSpec, Program, Signature
+
+
+def single_op_program(
+    op_name: str, tensors: list[torch.Tensor], dynamic=False, **kwargs
+) -> Program:
+    """`@main(tensors...)` returning `op_name(tensors..., **kwargs)`; `dynamic` makes every
+    input dim `?`."""
+    with make_context(), ir.Location.unknown():
+        module = ir.Module.create()
+        dyn = ir.ShapedType.get_dynamic_size()
+        types = [
+            ir.RankedTensorType.get([dyn] * t.dim(), tensor_type(t.shape, t.dtype).element_type)
+            if dynamic
+            else tensor_type(t.shape, t.dtype)
+            for t in tensors
+        ]
+        with ir.InsertionPoint(module.body):
+            fn = func.FuncOp("main", ir.FunctionType.get(types, []))
+            block = fn.add_entry_block()
+        with ir.InsertionPoint(block):
+            op = build_aten(op_name, *block.arguments, **kwargs)
+            func.ReturnOp(op.results)
+        result_types = [r.type for r in op.results]
+        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, result_types))
+    signature = Signature(
+        [InputSpec("user_input", f"x{i}") for i in range(len(tensors))],
+        [OutputSpec("user_output", f"out{i}") for i in range(len(result_types))],
+    )
+    return Program(module, {}, signature)

@@ -1,0 +1,54 @@
+"""The decomposition table: real overloads, one rule each, documented, never for target ops."""
+
+from __future__ import annotations
+
+import pytest
+
+from aten_mlir.dialects import get_op_def
+from aten_mlir.passes.decompose import DECOMPOSITIONS, register_decomposition, target_set
+
+
+def test_every_key_is_an_expressible_aten_overload():
+    for op_name in DECOMPOSITIONS:
+        opdef = get_op_def(op_name)
+        assert opdef is not None and not opdef.inexpressible, op_name
+        assert opdef.overload is not None
+
+
+def test_no_rule_decomposes_a_default_target_op():
+    assert not set(DECOMPOSITIONS) & target_set()
+
+
+def test_every_rule_says_source_and_targets_in_one_docstring_line():
+    for op_name, d in DECOMPOSITIONS.items():
+        assert d.summary.startswith(f"{op_name} -> aten."), (op_name, d.summary)
+        for target in d.summary.split("->", 1)[1].replace(":", ",").split(","):
+            name = target.strip().split(" ")[0]
+            if name.startswith("aten."):
+                assert get_op_def(name) is not None, (op_name, name)
+
+
+def test_registering_a_key_twice_raises():
+    with pytest.raises(KeyError, match="twice"):
+
+        @register_decomposition("aten.silu")
+        def again(op, rewriter):
+            """aten.silu -> aten.sigmoid"""
+
+
+def test_registering_an_unknown_op_raises():
+    with pytest.raises(KeyError, match="not an op"):
+
+        @register_decomposition("aten.no_such_op")
+        def nothing(op, rewriter):
+            """aten.no_such_op -> aten.relu"""
+
+
+def test_a_rule_without_its_summary_line_is_refused():
+    with pytest.raises(ValueError, match="docstring"):
+
+        @register_decomposition("aten.logit")
+        def undocumented(op, rewriter):
+            return None
+
+    assert "aten.logit" not in DECOMPOSITIONS
