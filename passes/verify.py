@@ -7,7 +7,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from aten_mlir.dialects import core_op_names, describe_location, get_op_def, verify_aten_ops
+from aten_mlir.dialects import describe_location, get_op_def, verify_aten_ops
 
 from .registry import ModulePass, PassFailure, PassOptionError, option, register_pass
 
@@ -44,18 +44,12 @@ class AtenVerify(ModulePass):
             raise PassFailure(f"{describe_location(op.location)}: '{op.name}' op {message}{more}")
 
     def _outside_core(self, root: ir.Operation) -> list[ir.Operation]:
-        """Well-defined aten ops that are neither core nor allowed (unknown ops are already
-        reported by the verifier)."""
-        core, found = core_op_names(), []
+        """Well-defined aten ops outside the core target set (the same set `aten-check-target`
+        uses) and not allowed; unknown ops are already reported by the verifier."""
+        from .decompose import ops_outside, target_set
 
-        def visit(op):
-            op = op.operation
-            name = op.name
-            if name.startswith("aten.") and name not in core and name not in self.allow:
-                opdef = get_op_def(name)
-                if opdef is not None and not opdef.inexpressible:
-                    found.append(op)
-            return ir.WalkResult.ADVANCE
-
-        root.walk(visit)
-        return found
+        return [
+            op
+            for op in ops_outside(root, target_set(self.allow))
+            if (opdef := get_op_def(op.name)) is not None and not opdef.inexpressible
+        ]
