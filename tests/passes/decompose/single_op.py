@@ -11,10 +11,10 @@ from aten_mlir.frontend.program import InputSpec, OutputSpec, Program, Signature
 
 
 def single_op_program(
-    op_name: str, tensors: list[torch.Tensor], dynamic=False, **kwargs
+    op_name: str, tensors: list[torch.Tensor], dynamic=False, names=None, **kwargs
 ) -> Program:
     """`@main(tensors...)` returning `op_name(tensors..., **kwargs)`; `dynamic` makes every
-    input dim `?`."""
+    input dim `?`; `names` binds the tensors to those schema arguments instead of positions."""
     with make_context(), ir.Location.unknown():
         module = ir.Module.create()
         dyn = ir.ShapedType.get_dynamic_size()
@@ -28,7 +28,11 @@ def single_op_program(
             fn = func.FuncOp("main", ir.FunctionType.get(types, []))
             block = fn.add_entry_block()
         with ir.InsertionPoint(block):
-            op = build_aten(op_name, *block.arguments, **kwargs)
+            args = list(block.arguments)
+            if names:
+                kwargs.update(zip(names, args))
+                args = []
+            op = build_aten(op_name, *args, **kwargs)
             func.ReturnOp(op.results)
         result_types = [r.type for r in op.results]
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, result_types))
