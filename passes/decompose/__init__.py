@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from aten_mlir.frontend.program import Program, parse_module
 
-from . import activations, elementwise  # noqa: F401  (registers the rules)
+from . import (  # noqa: F401  (registers the rules)
+    activations,
+    attention,
+    elementwise,
+    linalg,
+    normalization,
+    reductions,
+    views,
+)
 from .decompose_pass import DEFAULT_KEPT, AtenCheckTarget, AtenDecompose, ops_outside, target_set
 from .registry import DECOMPOSITIONS, DecompositionRewriter, register_decomposition
 

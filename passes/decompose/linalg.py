@@ -1,0 +1,3 @@
+"""Matrix products -> core aten (mm, bmm, addmm and views)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Reductions -> core aten reductions (sum.dim_IntList, mean.dim, amax, var.correction...)."""
+
+from __future__ import annotations
