@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 from mlir import rewrite as mlir_rewrite
+from mlir.dialects import arith, tensor
 
 from aten_mlir.dialects import build_aten, get_op_def, op_arguments
 
@@ -55,11 +56,34 @@ class DecompositionRewriter:
         self.op = op
         self.rewriter = rewriter
         self.args = op_arguments(op)
+        self.created: list[ir.Operation] = []
+
+    def _track(self, value_or_op):
+        op = value_or_op.owner if isinstance(value_or_op, ir.Value) else value_or_op
+        self.created.append(op.operation)
+        return value_or_op
+
+    def discard(self) -> None:
+        """Erases what the rule built: a rule that gives up (or fails) must leave no trace, or the
+        greedy driver sees a change, retries, and never converges."""
+        for op in reversed(self.created):
+            op.erase()
+        self.created.clear()
 
     def build(self, op_name: str, *args, results: Sequence[ir.Type] | None = None, **kwargs):
         """The new aten `ir.Operation` (all its results)."""
         with self.op.location:  # also the context type construction needs
-            return build_aten(op_name, *args, results=results, ip=self.rewriter.ip, **kwargs)
+            # Materialise the ints of mixed size lists here, so that discard() sees them too.
+            args = [self._sizes_as_values(a) for a in args]
+            kwargs = {k: self._sizes_as_values(v) for k, v in kwargs.items()}
+            op = build_aten(op_name, *args, results=results, ip=self.rewriter.ip, **kwargs)
+            return self._track(op)
+
+    def _sizes_as_values(self, arg):
+        if isinstance(arg, (list, tuple)) and any(isinstance(v, ir.Value) for v in arg):
+            if all(isinstance(v, (int, ir.Value)) and not isinstance(v, bool) for v in arg):
+                return [self._index(v) for v in arg]
+        return arg
 
     def aten(self, op_name: str, *args, results: Sequence[ir.Type] | None = None, **kwargs):
         """The single result of a new aten op."""
@@ -67,6 +91,34 @@ class DecompositionRewriter:
         if len(op.results) != 1:
             raise ValueError(f"{op_name} has {len(op.results)} results; use build()")
         return op.results[0]
+
+    def size(self, value: ir.Value, dim: int) -> int | ir.Value:
+        """Size of `value` along `dim`: an int when static, else a `tensor.dim` index value
+        (rules never bake in an example size)."""
+        t = ir.RankedTensorType(value.type)
+        dim = dim % t.rank if t.rank else dim
+        if not t.is_dynamic_dim(dim):
+            return t.get_dim_size(dim)
+        with self.op.location:
+            index = self._index(dim)
+            return self._track(tensor.DimOp(value, index, ip=self.rewriter.ip).result)
+
+    def sizes(self, value: ir.Value) -> list[int | ir.Value]:
+        return [self.size(value, d) for d in range(ir.RankedTensorType(value.type).rank)]
+
+    def index_arith(self, op_class, a: int | ir.Value, b: int | ir.Value) -> int | ir.Value:
+        """`a (op) b` on sizes, folded when both are ints: `index_arith(arith.MulIOp, n, 4)`."""
+        folds = {arith.MulIOp: int.__mul__, arith.AddIOp: int.__add__, arith.SubIOp: int.__sub__}
+        if isinstance(a, int) and isinstance(b, int) and op_class in folds:
+            return folds[op_class](a, b)
+        with self.op.location:
+            a, b = (self._index(v) for v in (a, b))
+            return self._track(op_class(a, b, ip=self.rewriter.ip).result)
+
+    def _index(self, v: int | ir.Value) -> ir.Value:
+        if isinstance(v, ir.Value):
+            return v
+        return self._track(arith.ConstantOp(ir.IndexType.get(), v, ip=self.rewriter.ip).result)
 
 
 class DecompositionError(RuntimeError):
@@ -94,18 +146,20 @@ def as_pattern(decomposition: Decomposition, errors: list[DecompositionError]):
 
     def pattern(op, rewriter) -> bool:
         op = op.operation
+        builder = DecompositionRewriter(op, rewriter)
         try:
-            out = decomposition.fn(op, DecompositionRewriter(op, rewriter))
+            out = decomposition.fn(op, builder)
             if out is None:
+                builder.discard()
                 return True  # not applicable: upstream reads True as "no match"
             values = [out] if isinstance(out, ir.Value) else list(out)
             why = _check_replacement(op, values)
         except Exception as e:  # a bug in a rule: reported with the op's location by the pass
             why = f"{type(e).__name__}: {e}"
         if why:
-            errors.append(
-                DecompositionError(op, f"decomposition {decomposition.fn.__name__}: {why}")
-            )
+            builder.discard()
+            rule = decomposition.fn.__name__
+            errors.append(DecompositionError(op, f"decomposition {rule}: {why}"))
             return True
         rewriter.replace_op(op, values)
         return False

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from mlir import ir
+from mlir.dialects import arith
 
 from aten_mlir.dialects import get_op_def
+from aten_mlir.frontend.program import Program
 from aten_mlir.passes.decompose import DECOMPOSITIONS, register_decomposition, target_set
+from aten_mlir.passes.decompose.registry import Decomposition
+from aten_mlir.passes.pipeline import run_pipeline
 
 
 def test_every_key_is_an_expressible_aten_overload():
@@ -52,3 +57,30 @@ def test_a_rule_without_its_summary_line_is_refused():
             return None
 
     assert "aten.logit" not in DECOMPOSITIONS
+
+
+def test_rewriter_sizes_are_ints_when_static_and_tensor_dim_when_dynamic(monkeypatch):
+    """`size()` queries `tensor.dim` for a `?` dim; a rule that gives up after building leaves
+    no ops behind (else the greedy driver never converges)."""
+    seen = {}
+
+    def probe(op, rewriter):
+        seen["sizes"] = rewriter.sizes(rewriter.args["self"])
+        seen["product"] = rewriter.index_arith(arith.MulIOp, seen["sizes"][0], 3)
+        seen["folded"] = rewriter.index_arith(arith.MulIOp, seen["sizes"][1], 3)
+        return None
+
+    monkeypatch.setitem(
+        DECOMPOSITIONS, "aten.silu", Decomposition("aten.silu", probe, "aten.silu -> aten.silu")
+    )
+    program = Program.from_text(
+        "func.func @main(%a: tensor<?x5xf32>) -> tensor<?x5xf32> {\n"
+        '  %0 = "aten.silu"(%a) : (tensor<?x5xf32>) -> tensor<?x5xf32>\n'
+        "  return %0 : tensor<?x5xf32>\n}"
+    )
+    before = str(program)
+    run_pipeline(program.module, "aten-decompose{only=aten.silu}")
+    dim0, dim1 = seen["sizes"]
+    assert isinstance(dim0, ir.Value) and dim1 == 5
+    assert isinstance(seen["product"], ir.Value) and seen["folded"] == 15
+    assert str(program) == before
