@@ -1,3 +1,156 @@
-"""Normalization layers -> core aten (native_layer_norm, native_group_norm, batch norm)."""
+"""Normalization layers -> core aten: the composite norms stop at `native_layer_norm`,
+`native_group_norm` and `_native_batch_norm_legit*`, which are core; rms_norm and the training
+form of functional batch norm are spelled out in elementwise ops as ATen's composites do."""
 
 from __future__ import annotations
+
+import torch
+from mlir import ir
+from mlir.dialects import arith
+
+from aten_mlir.dialects import dtype_of, element_type
+
+from .registry import register_decomposition
+
+# ATen computes reduced-precision floats in float32 (`at::opmath_type`).
+_UPCAST = {torch.float16: torch.float32, torch.bfloat16: torch.float32}
+
+
+def dtype(value: ir.Value) -> torch.dtype:
+    return dtype_of(ir.RankedTensorType(value.type).element_type)
+
+
+def to_dtype(rewriter, value: ir.Value, target: torch.dtype) -> ir.Value:
+    """`value` as `target` (an `aten._to_copy` only when the dtype differs)."""
+    if dtype(value) == target:
+        return value
+    return rewriter.aten("aten._to_copy", value, dtype=target)
+
+
+def tensor_of(op, sizes, elem: torch.dtype) -> ir.RankedTensorType:
+    """The type of a tensor with `sizes` (ints, or runtime index values: `?`)."""
+    dyn = ir.ShapedType.get_dynamic_size()
+    shape = [s if isinstance(s, int) else dyn for s in sizes]
+    with op.location:
+        return ir.RankedTensorType.get(shape, element_type(elem))
+
+
+def _has_runtime(sizes) -> bool:
+    return any(isinstance(s, ir.Value) for s in sizes)
+
+
+@register_decomposition("aten.layer_norm")
+def decompose_layer_norm(op, rewriter):
+    """aten.layer_norm -> aten.native_layer_norm (its first result)"""
+    a = rewriter.args
+    x, shape = a["input"], a["normalized_shape"]
+    results = None
+    if _has_runtime(shape):  # a symbolic normalized shape: meta inference cannot run
+        outer = rewriter.sizes(x)[: ir.RankedTensorType(x.type).rank - len(shape)]
+        stat = tensor_of(op, outer + [1] * len(shape), dtype(x))
+        results = [op.results[0].type, stat, stat]
+    norm = rewriter.build(
+        "aten.native_layer_norm", x, shape, a["weight"], a["bias"], a["eps"], results=results
+    )
+    return norm.results[0]
+
+
+@register_decomposition("aten.group_norm")
+def decompose_group_norm(op, rewriter):
+    """aten.group_norm -> aten.native_group_norm (its first result; N, C, HxW from the input)"""
+    a = rewriter.args
+    x, groups = a["input"], a["num_groups"]
+    sizes = rewriter.sizes(x)
+    hxw = 1
+    for s in sizes[2:]:
+        hxw = rewriter.index_arith(arith.MulIOp, hxw, s)
+    n, c = sizes[0], sizes[1]
+    results = None
+    if _has_runtime([n, c, hxw]):
+        stat = tensor_of(op, [n, groups], dtype(x))
+        results = [op.results[0].type, stat, stat]
+    norm = rewriter.build(
+        "aten.native_group_norm",
+        *(x, a["weight"], a["bias"], n, c, hxw, groups, a["eps"]),
+        results=results,
+    )
+    return norm.results[0]
+
+
+@register_decomposition("aten.instance_norm")
+def decompose_instance_norm(op, rewriter):
+    """aten.instance_norm -> aten.group_norm (one group per channel) when it uses the
+    input's statistics, else aten._native_batch_norm_legit_no_training (the running ones).
+    The running-stat update of the first form is a side effect export does not keep."""
+    a = rewriter.args
+    x = a["input"]
+    if not a["use_input_stats"]:
+        if a["running_mean"] is None or a["running_var"] is None:
+            return None
+        norm = rewriter.build(
+            "aten._native_batch_norm_legit_no_training",
+            *(x, a["weight"], a["bias"], a["running_mean"], a["running_var"]),
+            *(a["momentum"], a["eps"]),
+        )
+        return norm.results[0]
+    channels = rewriter.size(x, 1)
+    if not isinstance(channels, int):
+        return None  # the group count is an int attribute of native_group_norm
+    return rewriter.aten("aten.group_norm", x, channels, a["weight"], a["bias"], a["eps"])
+
+
+@register_decomposition("aten.rms_norm")
+def decompose_rms_norm(op, rewriter):
+    """aten.rms_norm -> aten.pow.Tensor_Scalar, aten.mean.dim, aten.add.Scalar, aten.rsqrt,
+    aten.mul.Tensor (+ aten._to_copy around it for half types), as ATen's composite: computed in
+    the opmath type, eps defaulting to that type's machine epsilon."""
+    a = rewriter.args
+    x, weight, eps = a["input"], a["weight"], a["eps"]
+    rank = ir.RankedTensorType(x.type).rank
+    dims = list(range(rank - len(a["normalized_shape"]), rank))
+    compute = _UPCAST.get(dtype(x), dtype(x))
+    if eps is None:
+        eps = torch.finfo(torch.float32 if compute == torch.float32 else torch.float64).eps
+    up = to_dtype(rewriter, x, compute)
+    mean_square = rewriter.aten(
+        "aten.mean.dim", rewriter.aten("aten.pow.Tensor_Scalar", up, 2), dims, True
+    )
+    rstd = rewriter.aten("aten.rsqrt", rewriter.aten("aten.add.Scalar", mean_square, eps))
+    out = rewriter.aten("aten.mul.Tensor", up, rstd)
+    if weight is not None:
+        out = rewriter.aten("aten.mul.Tensor", out, weight)
+    return to_dtype(rewriter, out, dtype(op.results[0]))
+
+
+@register_decomposition("aten._native_batch_norm_legit_functional")
+def decompose_native_batch_norm_legit_functional(op, rewriter):
+    """aten._native_batch_norm_legit_functional -> aten._native_batch_norm_legit_no_training
+    (inference; running stats pass through) or aten._native_batch_norm_legit.no_stats,
+    aten.var.correction, aten.mul.Scalar, aten.add.Tensor, aten.squeeze.dims (training: the
+    running-stat update with the unbiased variance, as ATen's CPU kernel)"""
+    a = rewriter.args
+    x, rm, rv, momentum, eps = (
+        a[k] for k in ("input", "running_mean", "running_var", "momentum", "eps")
+    )
+    if not a["training"]:
+        norm = rewriter.build(
+            "aten._native_batch_norm_legit_no_training",
+            *(x, a["weight"], a["bias"], rm, rv, momentum, eps),
+        )
+        return [*norm.results, rm, rv]
+    norm = rewriter.build(
+        "aten._native_batch_norm_legit.no_stats", x, a["weight"], a["bias"], True, momentum, eps
+    )
+    rank = ir.RankedTensorType(x.type).rank
+    dims = [0] + list(range(2, rank))
+    var = rewriter.aten("aten.var.correction", x, dims, correction=1)
+    updated = []
+    for running, batch in ((rm, norm.results[1]), (rv, var)):
+        batch = to_dtype(rewriter, batch, dtype(running))
+        kept = rewriter.aten("aten.mul.Scalar", running, 1 - momentum)
+        updated.append(
+            rewriter.aten(
+                "aten.add.Tensor", kept, rewriter.aten("aten.mul.Scalar", batch, momentum)
+            )
+        )
+    return [*norm.results, *updated]
