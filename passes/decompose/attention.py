@@ -74,7 +74,10 @@ def _batched(op, rewriter, x: ir.Value, batch: list, flat) -> ir.Value:
     sizes = rewriter.sizes(x)
     if sizes[:-2] != batch:
         x = _reshape(op, rewriter, x, "aten.expand", batch + sizes[-2:])
-        x = rewriter.aten("aten.clone", x)  # an expanded tensor has no flat view (reshape's copy)
+    if len(batch) == 1:
+        return x
+    # reshape's copy: q/k/v are often transposes, and expanded ones have no flat view either.
+    x = rewriter.aten("aten.clone", x, memory_format=torch.contiguous_format)
     return _reshape(op, rewriter, x, "aten.view", [flat] + sizes[-2:])
 
 
@@ -84,7 +87,7 @@ def _repeat_kv_heads(op, rewriter, x: ir.Value, groups: int) -> ir.Value:
     sizes = rewriter.sizes(x)
     wide = rewriter.aten("aten.unsqueeze", x, -3)
     wide = _reshape(op, rewriter, wide, "aten.expand", sizes[:-2] + [groups] + sizes[-2:])
-    wide = rewriter.aten("aten.clone", wide)
+    wide = rewriter.aten("aten.clone", wide, memory_format=torch.contiguous_format)
     heads = rewriter.index_arith(arith.MulIOp, sizes[-3], groups)
     return _reshape(op, rewriter, wide, "aten.view", sizes[:-3] + [heads] + sizes[-2:])
 
@@ -185,6 +188,15 @@ def decompose_scaled_dot_product_attention(op, rewriter):
         _batched(op, rewriter, v, batch, flat),
         results=[tensor_of(op, [flat, q_sizes[-2], v_sizes[-1]], dtype(q))],
     )
-    return rewriter.aten(
+    out = rewriter.aten(
         "aten.view", out, batch + [q_sizes[-2], v_sizes[-1]], results=[op.results[0].type]
     )
+    if rank != 4:
+        return out
+    # Values are done; this only gives the result the [N, L, H, E] memory layout the eager CPU
+    # kernel gives for transposed projections (HF models), so that the program's later `view`
+    # (export traced it on that layout) stays valid when run eagerly. torch's own decomposition
+    # of the CPU flash kernel does the same (L-major, which breaks that view).
+    swapped = rewriter.aten("aten.permute", out, [0, 2, 1, 3])
+    swapped = rewriter.aten("aten.clone", swapped, memory_format=torch.contiguous_format)
+    return rewriter.aten("aten.permute", swapped, [0, 2, 1, 3])

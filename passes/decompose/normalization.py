@@ -136,6 +136,7 @@ def decompose_native_batch_norm_legit_functional(op, rewriter):
         norm = rewriter.build(
             "aten._native_batch_norm_legit_no_training",
             *(x, a["weight"], a["bias"], rm, rv, momentum, eps),
+            results=[r.type for r in op.results[:3]],  # meta and CPU kernels differ: [C] / [0]
         )
         return [*norm.results, rm, rv]
     norm = rewriter.build(

@@ -12,7 +12,8 @@ from mlir.dialects import func
 import aten_mlir
 from aten_mlir.dialects import build_aten, make_context, tensor_type
 from aten_mlir.frontend.program import InputSpec, OutputSpec, Program, Signature
-from aten_mlir.passes.decompose import ops_outside, target_set
+from aten_mlir.passes.decompose import DECOMPOSITIONS, normalization, ops_outside, target_set
+from aten_mlir.passes.pipeline import run_pipeline
 
 from .single_op import single_op_program
 
@@ -148,3 +149,59 @@ def test_normalization_decomposition_with_dynamic_dims(case):
 @pytest.mark.parametrize("case", ["group_norm-plain", "instance_norm-running", "batch_norm-train"])
 def test_normalization_decomposition_with_every_dim_dynamic(case):
     check_decomposition(*CASES[case], dynamic=True)
+
+
+def family_ops(module) -> set[str]:
+    """The ops this module's family registers rules for."""
+    return {n for n, d in DECOMPOSITIONS.items() if d.fn.__module__ == module.__name__}
+
+
+def check_program(program, inputs, expected, family: set[str]) -> None:
+    """Decomposes `program`, checks no op of `family` is left (`aten-check-target`, keeping the
+    other families' ops not decomposed yet) and that it still computes `expected`."""
+    decomposed = aten_mlir.decompose(program)
+    others = {op.name for op in ops_outside(decomposed.module.operation, target_set())}
+    assert not others & family, sorted(others & family)
+    keep = ",".join(sorted(others))
+    run_pipeline(
+        decomposed.module, f"aten-check-target{{keep={keep}}}" if keep else "aten-check-target"
+    )
+    actual = aten_mlir.run_reference(decomposed, *inputs)
+    torch.testing.assert_close(actual, expected, equal_nan=True, atol=1e-5, rtol=1e-5)
+
+
+NORM_OPINFOS = {
+    "nn.functional.layer_norm",
+    "nn.functional.group_norm",
+    "nn.functional.instance_norm",
+    "nn.functional.rms_norm",
+    "nn.functional.batch_norm",
+    "native_batch_norm",
+    "_native_batch_norm_legit",
+}
+
+
+def opinfo_cases(names):
+    from aten_mlir.tests.opinfo import harness
+
+    return [c for o in harness.op_db() if o.name in names for c in harness.cases(o, limit=2)]
+
+
+@pytest.mark.parametrize("case", opinfo_cases(NORM_OPINFOS), ids=lambda c: c.id)
+def test_normalization_opinfo_samples_decompose(case):
+    from aten_mlir.tests.opinfo import harness
+
+    ep = harness.export_case(case)
+    check_program(
+        aten_mlir.import_program(ep), case.inputs, harness.eager(case), family_ops(normalization)
+    )
+
+
+def test_resnet_training_batch_norm_decomposes():
+    from aten_mlir.tests.models.model_zoo import MODEL_ZOO
+
+    model, inputs, _ = MODEL_ZOO["resnet_train"].build()
+    program = aten_mlir.import_program(torch.export.export(model, inputs, strict=False))
+    with torch.no_grad():
+        expected = model(*inputs)
+    check_program(program, inputs, expected, family_ops(normalization))

@@ -7,9 +7,13 @@ from __future__ import annotations
 import pytest
 import torch
 
-from .test_normalization import check_decomposition
+import aten_mlir
+from aten_mlir.passes.decompose import ops_outside, reductions, target_set
+
+from .test_normalization import check_decomposition, check_program, family_ops, opinfo_cases
 
 INF, NAN = float("inf"), float("nan")
+MATRIX_NORMS = {"aten.linalg_matrix_norm.str_ord", "aten.linalg_norm"}
 
 
 def _float():
@@ -90,3 +94,33 @@ def test_reduction_decomposition_matches_the_op(case):
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_reduction_decomposition_with_dynamic_dims(case):
     check_decomposition(*CASES[case], dynamic=True)
+
+
+REDUCTION_OPINFOS = {
+    "sum",
+    "max",
+    "min",
+    "var",
+    "std",
+    "var_mean",
+    "std_mean",
+    "norm",
+    "linalg.vector_norm",
+    "linalg.norm",
+    "logsumexp",
+    "all",
+    "count_nonzero",
+    "aminmax",
+    "nansum",
+    "nanmean",
+}
+
+
+@pytest.mark.parametrize("case", opinfo_cases(REDUCTION_OPINFOS), ids=lambda c: c.id)
+def test_reduction_opinfo_samples_decompose(case):
+    from aten_mlir.tests.opinfo import harness
+
+    program = aten_mlir.import_program(harness.export_case(case))
+    if any(op.name in MATRIX_NORMS for op in ops_outside(program.module.operation, target_set())):
+        pytest.skip("matrix norms are left whole")
+    check_program(program, case.inputs, harness.eager(case), family_ops(reductions))
