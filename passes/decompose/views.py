@@ -11,6 +11,7 @@ is the truth for shape and dtype alike.
 
 from __future__ import annotations
 
+import torch
 from mlir import ir
 from mlir.dialects import arith
 
@@ -28,13 +29,53 @@ def result_type(op) -> list[ir.Type]:
     return [op.results[0].type]
 
 
+def tensor_of(rewriter, sizes: list, like: ir.Value) -> ir.RankedTensorType:
+    """The tensor type of `sizes` (a runtime value or -1 is `?`) with `like`'s element type."""
+    dyn = ir.ShapedType.get_dynamic_size()
+    shape = [s if isinstance(s, int) and s >= 0 else dyn for s in sizes]
+    with rewriter.op.location:
+        return ir.RankedTensorType.get(shape, ir.RankedTensorType(like.type).element_type)
+
+
 def view(rewriter, x: ir.Value, sizes: list, *, results=None) -> ir.Value:
     """`aten.view(x, sizes)`; sizes holding runtime values make `?` dims unless `results`."""
     if results is None and any(isinstance(s, ir.Value) for s in sizes):
-        dyn = ir.ShapedType.get_dynamic_size()
-        shape = [s if isinstance(s, int) and s >= 0 else dyn for s in sizes]
-        results = [ir.RankedTensorType.get(shape, ir.RankedTensorType(x.type).element_type)]
+        results = [tensor_of(rewriter, sizes, x)]
     return rewriter.aten("aten.view", x, list(sizes), results=results)
+
+
+# Ops whose result is a fresh contiguous tensor (BLAS outputs).
+CONTIGUOUS_RESULTS = frozenset({"aten.mm", "aten.bmm", "aten.addmm"})
+
+
+def _non_unit(sizes: list) -> list:
+    return [s for s in sizes if not (isinstance(s, int) and s == 1)]
+
+
+def viewable(rewriter, x: ir.Value, sizes: list) -> bool:
+    """True when `aten.view(x, sizes)` succeeds whatever x's strides: x is a fresh contiguous
+    result, has at most one dim that may exceed 1, or the view only adds or drops size-1 dims."""
+    if isinstance(x, ir.OpResult):
+        owner = x.owner.operation
+        if owner.name in CONTIGUOUS_RESULTS:
+            return True
+        if owner.name == "aten.clone" and "memory_format" in owner.attributes:
+            return ir.StringAttr(owner.attributes["memory_format"]).value == "contiguous_format"
+    have, want = _non_unit(rewriter.sizes(x)), _non_unit(sizes)
+    if len(have) <= 1:
+        return True
+    return len(have) == len(want) and all(
+        a is b or (isinstance(a, int) and isinstance(b, int) and a == b) for a, b in zip(have, want)
+    )
+
+
+def reshape(rewriter, x: ir.Value, sizes: list, *, results=None) -> ir.Value:
+    """ATen's `reshape`: `aten.view`, after `aten.clone` to contiguous memory unless `viewable`.
+    The clone is what eager reshape does to a non-viewable input; the reference interpreter runs
+    eager view kernels, which reject such strides."""
+    if not viewable(rewriter, x, sizes):
+        x = rewriter.aten("aten.clone", x, memory_format=torch.contiguous_format)
+    return view(rewriter, x, sizes, results=results)
 
 
 def permute(rewriter, x: ir.Value, dims: list[int], *, results=None) -> ir.Value:
@@ -109,9 +150,10 @@ def _decompose_as_view(size_arg: str, op, rewriter):
 
 @register_decomposition("aten.reshape")
 def decompose_reshape(op, rewriter):
-    """aten.reshape -> aten.view. Exact in value semantics: the copy eager reshape makes of a
-    non-contiguous input is a layout decision, left to bufferization."""
-    return _decompose_as_view("shape", op, rewriter)
+    """aten.reshape -> aten.clone (to contiguous memory, unless provably viewable), aten.view:
+    eager reshape's copy of a non-viewable input, so that eager view kernels accept the view"""
+    x, sizes = rewriter.args["self"], rewriter.args["shape"]
+    return reshape(rewriter, x, sizes, results=result_type(op))
 
 
 @register_decomposition("aten._unsafe_view")
@@ -129,17 +171,18 @@ def decompose_view_as(op, rewriter):
 
 @register_decomposition("aten.flatten.using_ints")
 def decompose_flatten(op, rewriter):
-    """aten.flatten.using_ints -> aten.view"""
+    """aten.flatten.using_ints -> aten.clone (unless provably viewable), aten.view: ATen
+    flattens with reshape"""
     x = rewriter.args["self"]
     n = rank(x)
     if n == 0:
-        return view(rewriter, x, [1], results=result_type(op))
+        return reshape(rewriter, x, [1], results=result_type(op))
     start, end = rewriter.args["start_dim"] % n, rewriter.args["end_dim"] % n
     sizes = rewriter.sizes(x)
     flat = 1
     for s in sizes[start : end + 1]:
         flat = rewriter.index_arith(arith.MulIOp, flat, s)
-    return view(rewriter, x, sizes[:start] + [flat] + sizes[end + 1 :], results=result_type(op))
+    return reshape(rewriter, x, sizes[:start] + [flat] + sizes[end + 1 :], results=result_type(op))
 
 
 @register_decomposition("aten.unflatten.int")
