@@ -31,13 +31,15 @@ func.func @unsafe_view(%x: tensor<2x3x4xf32>) -> tensor<6x4xf32> {
 
 // -----
 
-// The dynamic batch dim is read at run time; the flattened static dims fold to 12.
+// The dynamic batch dim is read at run time; the flattened static dims fold to 12. flatten is a
+// reshape in ATen: an input not provably contiguous is cloned first.
 // CHECK-LABEL: func.func @flatten
 // CHECK-SAME: (%[[X:[^ :]+]]: tensor<?x3x4xf32>)
 // CHECK-DAG: [[C12:%.+]] = arith.constant 12 : index
 // CHECK-DAG: [[C0:%.+]] = arith.constant 0 : index
 // CHECK-NEXT: [[D:%.+]] = tensor.dim %[[X]], [[C0]]
-// CHECK-NEXT: [[V:%.+]] = "aten.view"(%[[X]], [[D]], [[C12]]) {operandSegmentSizes = array<i32: 1, 2>} : (tensor<?x3x4xf32>, index, index) -> tensor<?x12xf32>
+// CHECK-NEXT: [[C:%.+]] = "aten.clone"(%[[X]]) {memory_format = "contiguous_format"}
+// CHECK-NEXT: [[V:%.+]] = "aten.view"([[C]], [[D]], [[C12]]) {operandSegmentSizes = array<i32: 1, 2>} : (tensor<?x3x4xf32>, index, index) -> tensor<?x12xf32>
 // CHECK-NEXT: return [[V]]
 func.func @flatten(%x: tensor<?x3x4xf32>) -> tensor<?x12xf32> {
   %0 = "aten.flatten.using_ints"(%x) {start_dim = 1 : i64, end_dim = -1 : i64} : (tensor<?x3x4xf32>) -> tensor<?x12xf32>
