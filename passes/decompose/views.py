@@ -421,3 +421,28 @@ def _register_at_least_sequence(n: int) -> None:
 
 for _n in (1, 2, 3):
     _register_at_least_sequence(_n)
+
+
+@register_decomposition("aten.unfold")
+def decompose_unfold(op, rewriter):
+    """aten.unfold -> aten.arange.start_step, aten.mul.Scalar, aten.unsqueeze, aten.add.Tensor,
+    aten.index.Tensor, aten.permute: window w, offset j reads x[w * step + j] along `dim`"""
+    x, dim, size, step = (rewriter.args[k] for k in ("self", "dimension", "size", "step"))
+    n = rank(x)
+    if n == 0:
+        return view(rewriter, x, [1], results=result_type(op))
+    dim %= n
+    windows = ir.RankedTensorType(op.results[0].type).get_dim_size(dim)
+    if windows < 0:
+        return None  # a dynamic window count: kept until a rule needs it
+    starts = rewriter.aten("aten.arange.start_step", 0, windows, dtype=torch.int64)
+    starts = rewriter.aten("aten.mul.Scalar", starts, step)
+    offsets = rewriter.aten("aten.arange.start_step", 0, size, dtype=torch.int64)
+    index = rewriter.aten(
+        "aten.add.Tensor",
+        rewriter.aten("aten.unsqueeze", starts, 1),
+        rewriter.aten("aten.unsqueeze", offsets, 0),
+    )
+    gathered = rewriter.aten("aten.index.Tensor", x, [None] * dim + [index])
+    dims = [d for d in range(n + 1) if d != dim + 1] + [dim + 1]
+    return permute(rewriter, gathered, dims, results=result_type(op))

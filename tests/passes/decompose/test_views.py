@@ -86,6 +86,9 @@ CASES = [
     ("aten.atleast_1d.Sequence", lambda x: [x[0, 0, 0], x[0]], {}, False),
     ("aten.atleast_2d.Sequence", lambda x: [x[0, 0, 0], x[0, 0], x], {}, False),
     ("aten.atleast_3d.Sequence", lambda x: [x[0, 0, 0], x[0, 0], x[0], x], {}, False),
+    ("aten.unfold", one, {"dimension": 2, "size": 2, "step": 1}, False),
+    ("aten.unfold", one, {"dimension": 1, "size": 2, "step": 2}, False),
+    ("aten.unfold", lambda x: [x[0, 0, 0]], {"dimension": 0, "size": 1, "step": 1}, False),
     ("aten.fliplr", one, {}, True),
     ("aten.flipud", one, {}, True),
     ("aten.rot90", one, {"k": 1, "dims": [2, 0]}, True),
@@ -128,7 +131,7 @@ def test_view_decomposition_with_dynamic_dims(op_name, inputs, kwargs, dynamic):
 VIEW_OPINFOS = (
     "transpose t squeeze squeeze_copy split chunk unbind narrow_copy stack hstack vstack dstack "
     "column_stack fliplr flipud rot90 broadcast_tensors atleast_1d atleast_2d atleast_3d "
-    "permute_copy expand_copy t_copy transpose_copy unsqueeze_copy view_copy mT"
+    "permute_copy expand_copy t_copy transpose_copy unsqueeze_copy view_copy mT unfold"
 ).split()
 
 
