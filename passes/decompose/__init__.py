@@ -11,6 +11,7 @@ from . import (  # noqa: F401  (registers the rules)
     linalg,
     normalization,
     reductions,
+    shapes,
     views,
 )
 from .decompose_pass import DEFAULT_KEPT, AtenCheckTarget, AtenDecompose, ops_outside, target_set

@@ -12,7 +12,7 @@ import torch
 from mlir import ir
 from mlir.dialects import arith
 
-from .normalization import dtype, tensor_of, to_dtype
+from .common import dtype, tensor_of, to_dtype
 from .registry import register_decomposition
 
 

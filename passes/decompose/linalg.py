@@ -22,7 +22,7 @@ from .views import (
     rank,
     reshape,
     result_type,
-    tensor_of,
+    tensor_like,
     transposed_dims,
     view,
 )
@@ -49,7 +49,7 @@ def _expand(rewriter, x: ir.Value, sizes: list) -> ir.Value:
     if all(a is b or (isinstance(a, int) and a == b) for a, b in zip(rewriter.sizes(x), sizes)):
         return x
     results = (
-        [tensor_of(rewriter, sizes, x)] if any(isinstance(s, ir.Value) for s in sizes) else None
+        [tensor_like(rewriter, sizes, x)] if any(isinstance(s, ir.Value) for s in sizes) else None
     )
     return rewriter.aten("aten.expand", x, sizes, results=results)
 

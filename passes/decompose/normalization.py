@@ -8,35 +8,8 @@ import torch
 from mlir import ir
 from mlir.dialects import arith
 
-from aten_mlir.dialects import dtype_of, element_type
-
+from .common import _UPCAST, dtype, has_runtime, tensor_of, to_dtype
 from .registry import register_decomposition
-
-# ATen computes reduced-precision floats in float32 (`at::opmath_type`).
-_UPCAST = {torch.float16: torch.float32, torch.bfloat16: torch.float32}
-
-
-def dtype(value: ir.Value) -> torch.dtype:
-    return dtype_of(ir.RankedTensorType(value.type).element_type)
-
-
-def to_dtype(rewriter, value: ir.Value, target: torch.dtype) -> ir.Value:
-    """`value` as `target` (an `aten._to_copy` only when the dtype differs)."""
-    if dtype(value) == target:
-        return value
-    return rewriter.aten("aten._to_copy", value, dtype=target)
-
-
-def tensor_of(op, sizes, elem: torch.dtype) -> ir.RankedTensorType:
-    """The type of a tensor with `sizes` (ints, or runtime index values: `?`)."""
-    dyn = ir.ShapedType.get_dynamic_size()
-    shape = [s if isinstance(s, int) else dyn for s in sizes]
-    with op.location:
-        return ir.RankedTensorType.get(shape, element_type(elem))
-
-
-def _has_runtime(sizes) -> bool:
-    return any(isinstance(s, ir.Value) for s in sizes)
 
 
 @register_decomposition("aten.layer_norm")
@@ -45,7 +18,7 @@ def decompose_layer_norm(op, rewriter):
     a = rewriter.args
     x, shape = a["input"], a["normalized_shape"]
     results = None
-    if _has_runtime(shape):  # a symbolic normalized shape: meta inference cannot run
+    if has_runtime(shape):  # a symbolic normalized shape: meta inference cannot run
         outer = rewriter.sizes(x)[: ir.RankedTensorType(x.type).rank - len(shape)]
         stat = tensor_of(op, outer + [1] * len(shape), dtype(x))
         results = [op.results[0].type, stat, stat]
@@ -66,7 +39,7 @@ def decompose_group_norm(op, rewriter):
         hxw = rewriter.index_arith(arith.MulIOp, hxw, s)
     n, c = sizes[0], sizes[1]
     results = None
-    if _has_runtime([n, c, hxw]):
+    if has_runtime([n, c, hxw]):
         stat = tensor_of(op, [n, groups], dtype(x))
         results = [op.results[0].type, stat, stat]
     norm = rewriter.build(

@@ -13,7 +13,7 @@ import math
 
 from mlir import ir
 
-from .normalization import dtype, to_dtype
+from .common import dtype, to_dtype
 from .registry import register_decomposition
 
 

@@ -146,8 +146,9 @@ def as_pattern(decomposition: Decomposition, errors: list[DecompositionError]):
 
     def pattern(op, rewriter) -> bool:
         op = op.operation
-        builder = DecompositionRewriter(op, rewriter)
+        builder = None
         try:
+            builder = DecompositionRewriter(op, rewriter)  # reads the args: may find them malformed
             out = decomposition.fn(op, builder)
             if out is None:
                 builder.discard()
@@ -157,7 +158,8 @@ def as_pattern(decomposition: Decomposition, errors: list[DecompositionError]):
         except Exception as e:  # a bug in a rule: reported with the op's location by the pass
             why = f"{type(e).__name__}: {e}"
         if why:
-            builder.discard()
+            if builder is not None:
+                builder.discard()
             rule = decomposition.fn.__name__
             errors.append(DecompositionError(op, f"decomposition {rule}: {why}"))
             return True
