@@ -13,16 +13,20 @@ from aten_mlir.frontend.program import InputSpec, OutputSpec, Program, Signature
 def single_op_program(
     op_name: str, tensors: list[torch.Tensor], dynamic=False, names=None, **kwargs
 ) -> Program:
-    """`@main(tensors...)` returning `op_name(tensors..., **kwargs)`; `dynamic` makes every
-    input dim `?`; `names` binds the tensors to those schema arguments instead of positions."""
+    """`@main(tensors...)` returning `op_name(tensors..., **kwargs)`. `dynamic`: True makes every
+    input dim `?`, a list gives the `?` dims of each tensor (ops like layer_norm check a static
+    normalized shape); `names` binds the tensors to those schema arguments instead of positions."""
     with make_context(), ir.Location.unknown():
         module = ir.Module.create()
         dyn = ir.ShapedType.get_dynamic_size()
+        if not isinstance(dynamic, (list, tuple)):
+            dynamic = [range(t.dim()) if dynamic else () for t in tensors]
         types = [
-            ir.RankedTensorType.get([dyn] * t.dim(), tensor_type(t.shape, t.dtype).element_type)
-            if dynamic
-            else tensor_type(t.shape, t.dtype)
-            for t in tensors
+            ir.RankedTensorType.get(
+                [dyn if d in dims else s for d, s in enumerate(t.shape)],
+                tensor_type(t.shape, t.dtype).element_type,
+            )
+            for t, dims in zip(tensors, dynamic)
         ]
         with ir.InsertionPoint(module.body):
             fn = func.FuncOp("main", ir.FunctionType.get(types, []))

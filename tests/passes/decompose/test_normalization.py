@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from mlir import ir
-from mlir.dialects import func
 
 import aten_mlir
-from aten_mlir.dialects import build_aten, make_context, tensor_type
-from aten_mlir.frontend.program import InputSpec, OutputSpec, Program, Signature
 from aten_mlir.passes.decompose import DECOMPOSITIONS, normalization, ops_outside, target_set
 from aten_mlir.passes.pipeline import run_pipeline
 
@@ -19,33 +15,8 @@ from .single_op import single_op_program
 
 
 def partly_dynamic_program(op_name, tensors, dynamic_dims, names=None, **kwargs):
-    """`single_op_program` with only the dims `dynamic_dims[i]` of tensor i made `?` (ops such as
-    layer_norm check their static normalized shape against the input's trailing dims)."""
-    with make_context(), ir.Location.unknown():
-        module = ir.Module.create()
-        dyn = ir.ShapedType.get_dynamic_size()
-        types = []
-        for t, dims in zip(tensors, dynamic_dims):
-            static = tensor_type(t.shape, t.dtype)
-            shape = [dyn if d in dims else s for d, s in enumerate(t.shape)]
-            types.append(ir.RankedTensorType.get(shape, static.element_type))
-        with ir.InsertionPoint(module.body):
-            fn = func.FuncOp("main", ir.FunctionType.get(types, []))
-            block = fn.add_entry_block()
-        with ir.InsertionPoint(block):
-            args = list(block.arguments)
-            if names:
-                kwargs.update(zip(names, args))
-                args = []
-            op = build_aten(op_name, *args, **kwargs)
-            func.ReturnOp(op.results)
-        results = [r.type for r in op.results]
-        fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, results))
-    signature = Signature(
-        [InputSpec("user_input", f"x{i}") for i in range(len(tensors))],
-        [OutputSpec("user_output", f"out{i}") for i in range(len(results))],
-    )
-    return Program(module, {}, signature)
+    """`single_op_program` with only the dims `dynamic_dims[i]` of tensor i made `?`."""
+    return single_op_program(op_name, tensors, dynamic=dynamic_dims, names=names, **kwargs)
 
 
 def _randn(*shape, dtype=torch.float32):
