@@ -89,48 +89,32 @@ def decompose_std_correction(op, rewriter):
     return rewriter.aten("aten.sqrt", var)
 
 
-@register_decomposition("aten.var_mean")
-def decompose_var_mean(op, rewriter):
-    """aten.var_mean -> aten.var_mean.correction"""
-    a = rewriter.args
-    out = rewriter.build("aten.var_mean.correction", a["self"], None, correction=_correction(a))
-    return list(out.results)
+def _register_correction_form(op_name: str, target: str) -> None:
+    """`var_mean`/`std_mean` overloads taking `unbiased` or `dim` -> their `.correction` form."""
+
+    def rule(op, rewriter):
+        a = rewriter.args
+        out = rewriter.build(
+            target,
+            a["self"],
+            a.get("dim"),
+            correction=_correction(a),
+            keepdim=a.get("keepdim", False),
+        )
+        return list(out.results)
+
+    rule.__name__ = "decompose_" + op_name.removeprefix("aten.").replace(".", "_")
+    rule.__doc__ = f"{op_name} -> {target}"
+    register_decomposition(op_name)(rule)
 
 
-@register_decomposition("aten.var_mean.dim")
-def decompose_var_mean_dim(op, rewriter):
-    """aten.var_mean.dim -> aten.var_mean.correction"""
-    a = rewriter.args
-    out = rewriter.build(
-        "aten.var_mean.correction",
-        a["self"],
-        a["dim"],
-        correction=_correction(a),
-        keepdim=a["keepdim"],
-    )
-    return list(out.results)
-
-
-@register_decomposition("aten.std_mean")
-def decompose_std_mean(op, rewriter):
-    """aten.std_mean -> aten.std_mean.correction"""
-    a = rewriter.args
-    out = rewriter.build("aten.std_mean.correction", a["self"], None, correction=_correction(a))
-    return list(out.results)
-
-
-@register_decomposition("aten.std_mean.dim")
-def decompose_std_mean_dim(op, rewriter):
-    """aten.std_mean.dim -> aten.std_mean.correction"""
-    a = rewriter.args
-    out = rewriter.build(
-        "aten.std_mean.correction",
-        a["self"],
-        a["dim"],
-        correction=_correction(a),
-        keepdim=a["keepdim"],
-    )
-    return list(out.results)
+for _name, _target in {
+    "aten.var_mean": "aten.var_mean.correction",
+    "aten.var_mean.dim": "aten.var_mean.correction",
+    "aten.std_mean": "aten.std_mean.correction",
+    "aten.std_mean.dim": "aten.std_mean.correction",
+}.items():
+    _register_correction_form(_name, _target)
 
 
 @register_decomposition("aten.std_mean.correction")
