@@ -1,7 +1,10 @@
-"""Runs the OpInfo import sweep outside pytest and prints N/M with every failure's reason.
+"""Runs an OpInfo sweep outside pytest and prints N/M with every failure's reason.
 
-python -m aten_mlir.tests.opinfo.sweep            # all samples
-python tests/opinfo/sweep.py --limit 2 -j 2       # bounded, like the default suite
+From the repository root:
+    python -m tests.opinfo.sweep -j 2                     # import, all samples
+    python -m tests.opinfo.sweep --limit 2 -j 2           # bounded, like the default suite
+    python -m tests.opinfo.sweep --stage decompose -j 2   # import + decompose: core-only share
+                                                          # and the ops left outside the set
 """
 
 from __future__ import annotations
@@ -14,8 +17,19 @@ import time
 import traceback
 
 
+def _run_stage(stage: str, program):
+    """The program after `stage`, and the sorted names of aten ops outside the target set."""
+    import aten_mlir
+    from aten_mlir.passes.decompose import ops_outside, target_set
+
+    if stage == "import":
+        return program, []
+    program = aten_mlir.decompose(program)
+    return program, sorted({op.name for op in ops_outside(program.module.operation, target_set())})
+
+
 def _check_opinfo(args):
-    index, limit = args
+    index, limit, stage = args
     import torch
 
     import aten_mlir
@@ -32,9 +46,12 @@ def _check_opinfo(args):
         try:
             program = aten_mlir.import_program(ep)
             aten_mlir.verify_module(program.module)
+            program, outside = _run_stage(stage, program)
             actual = aten_mlir.run_reference(program, *harness._clone(case.inputs))
             harness.compare(case, actual, harness.eager(case))
-            results.append((case.id, "ok", ""))
+            results.append(
+                (case.id, "outside", " ".join(outside)) if outside else (case.id, "ok", "")
+            )
         except Exception as e:
             first = (str(e).splitlines() or [""])[0][:300]
             tb = traceback.extract_tb(e.__traceback__)[-1]
@@ -47,6 +64,7 @@ def main(argv=None):
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("-j", type=int, default=2)
     parser.add_argument("--only", default=None, help="substring of OpInfo names")
+    parser.add_argument("--stage", choices=("import", "decompose"), default="import")
     args = parser.parse_args(argv)
     from tests.opinfo import harness
 
@@ -56,23 +74,37 @@ def main(argv=None):
     with multiprocessing.get_context("spawn").Pool(args.j, maxtasksperchild=100) as pool:
         rows = [
             r
-            for rs in pool.imap_unordered(_check_opinfo, [(i, args.limit) for i in indices])
+            for rs in pool.imap_unordered(
+                _check_opinfo, [(i, args.limit, args.stage) for i in indices]
+            )
             for r in rs
         ]
+    _report(rows, len(indices), args.stage, time.time() - start)
+    return 0
+
+
+def _report(rows, n_opinfos: int, stage: str, seconds: float) -> None:
     counts = collections.Counter(status for _, status, _ in rows)
-    exported = counts["ok"] + counts["fail"]
+    exported = counts["ok"] + counts["fail"] + counts["outside"]
     for case_id, status, why in sorted(rows):
         if status == "fail":
             print(f"FAIL {case_id}: {why}")
+    left = collections.Counter(
+        n for _, status, why in rows if status == "outside" for n in why.split()
+    )
+    for name, n in left.most_common():
+        print(f"OUTSIDE {name}: {n} samples")
     print(
-        f"\nOpInfos: {len(indices)}  samples: {len(rows)}  exported: {exported}  "
+        f"\nOpInfos: {n_opinfos}  samples: {len(rows)}  exported: {exported}  "
         f"not exported by torch.export: {counts['not-exported']}"
     )
+    what = "import+verify" + ("+decompose to core only" if stage == "decompose" else "")
     print(
-        f"import+verify+run_reference == eager: {counts['ok']}/{exported} "
-        f"({100.0 * counts['ok'] / max(exported, 1):.2f}%)  in {time.time() - start:.0f}s"
+        f"{what}+run_reference == eager: {counts['ok']}/{exported} "
+        f"({100.0 * counts['ok'] / max(exported, 1):.2f}%)  in {seconds:.0f}s"
     )
-    return 0
+    if stage == "decompose":
+        print(f"equal to eager but with ops outside the target set: {counts['outside']}")
 
 
 if __name__ == "__main__":
