@@ -7,6 +7,28 @@ from aten_mlir.frontend.program import Program, parse_module
 from . import (  # noqa: F401  (registers the rules)
     activations,
     attention,
+    convolution,
+    creation,
+    elementwise,
+    factorizations,
+    fft,
+    indexing,
+    linalg,
+    losses,
+    matrices,
+    normalization,
+    padding,
+    pooling,
+    random,
+    reductions,
+    shapes,
+    sorting,
+    special,
+    upsample,
+    views,
+)
+    activations,
+    attention,
     creation,
     elementwise,
     linalg,
@@ -16,7 +38,13 @@ from . import (  # noqa: F401  (registers the rules)
     views,
 )
 from .decompose_pass import DEFAULT_KEPT, AtenCheckTarget, AtenDecompose, ops_outside, target_set
-from .registry import DECOMPOSITIONS, DecompositionRewriter, register_decomposition
+from .registry import (
+    DECOMPOSITIONS,
+    KEPT_WHOLE,
+    DecompositionRewriter,
+    keep_whole,
+    register_decomposition,
+)
 
 
 def decompose(program: Program, keep=(), only=()) -> Program:
@@ -35,7 +63,9 @@ __all__ = [
     "AtenCheckTarget",
     "AtenDecompose",
     "DecompositionRewriter",
+    "KEPT_WHOLE",
     "decompose",
+    "keep_whole",
     "ops_outside",
     "register_decomposition",
     "target_set",

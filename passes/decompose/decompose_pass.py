@@ -16,7 +16,7 @@ from mlir import rewrite as mlir_rewrite
 from aten_mlir.dialects import core_op_names, describe_location
 
 from ..registry import ModulePass, PassFailure, option, register_pass
-from .registry import DECOMPOSITIONS, DecompositionError, as_pattern
+from .registry import DECOMPOSITIONS, KEPT_WHOLE, DecompositionError, as_pattern
 
 # Non-core ops the default target set keeps, with why (the core-opset discussion's findings).
 DEFAULT_KEPT = {
@@ -98,6 +98,7 @@ class AtenCheckTarget(ModulePass):
     name: ClassVar[str] = "aten-check-target"
     set: str = option("core", "the target set: 'core' (torch.Tag.core plus the kept ops)")
     keep: tuple[str, ...] = option((), "ops accepted in addition to the set")
+    allow_kept_whole: bool = option(False, "also accept the ops no decomposition exists for")
 
     def __post_init__(self):
         from ..registry import PassOptionError
@@ -107,9 +108,11 @@ class AtenCheckTarget(ModulePass):
         _check_names(self.name, self.keep)
 
     def run(self, module_op: ir.Operation) -> None:
-        outside = ops_outside(module_op, target_set(self.keep))
+        accepted = self.keep + (tuple(KEPT_WHOLE) if self.allow_kept_whole else ())
+        outside = ops_outside(module_op, target_set(accepted))
         for op in outside:
-            op.location.emit_error(f"'{op.name}' op is outside the target set '{self.set}'")
+            why = f" (kept whole: {KEPT_WHOLE[op.name]})" if op.name in KEPT_WHOLE else ""
+            op.location.emit_error(f"'{op.name}' op is outside the target set '{self.set}'{why}")
         if outside:
             names = sorted({op.name for op in outside})
             raise PassFailure(

@@ -28,6 +28,23 @@ class Decomposition:
 
 DECOMPOSITIONS: dict[str, Decomposition] = {}
 
+# Non-core ops left whole because PyTorch has no aten-level decomposition for them either (LAPACK
+# and FFT calls, special functions torch only lowers to prims, data-dependent result shapes):
+# op name -> why. Filled by `keep_whole` next to the family the op belongs to.
+KEPT_WHOLE: dict[str, str] = {}
+
+
+def keep_whole(op_name: str, reason: str) -> None:
+    """Records that `op_name` stays whole (no rule), with the reason a reader can check."""
+    opdef = get_op_def(op_name)
+    if opdef is None or opdef.inexpressible:
+        raise KeyError(f"keep_whole('{op_name}'): not an op of the aten dialect")
+    if op_name in KEPT_WHOLE or op_name in DECOMPOSITIONS:
+        raise KeyError(f"keep_whole('{op_name}'): already kept or decomposed")
+    if not reason.strip():
+        raise ValueError(f"keep_whole('{op_name}'): give the reason")
+    KEPT_WHOLE[op_name] = reason
+
 
 def register_decomposition(op_name: str):
     """Registers the decomposition rule for `op_name`; a name taken twice or one that is not an
@@ -39,6 +56,8 @@ def register_decomposition(op_name: str):
             raise KeyError(f"decomposition for '{op_name}': not an op of the aten dialect")
         if op_name in DECOMPOSITIONS:
             raise KeyError(f"decomposition for '{op_name}' registered twice")
+        if op_name in KEPT_WHOLE:
+            raise KeyError(f"decomposition for '{op_name}': the op is listed as kept whole")
         summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
         if not summary.startswith(op_name + " ->"):
             raise ValueError(f"{fn.__name__}: docstring must start '{op_name} -> <target ops>'")

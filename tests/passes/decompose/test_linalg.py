@@ -10,7 +10,8 @@ import torch
 import aten_mlir
 from aten_mlir.passes.decompose import ops_outside, target_set
 
-from .test_views import check_opinfo_samples, list_op_program
+from .samples import check_opinfo_samples
+from .test_views import list_op_program
 
 NAN = float("nan")
 

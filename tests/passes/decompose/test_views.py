@@ -10,10 +10,9 @@ import torch
 import aten_mlir
 from aten_mlir.dialects import ArgKind, get_op_def
 from aten_mlir.passes.decompose import ops_outside, target_set
-from aten_mlir.passes.pipeline import run_pipeline
-from aten_mlir.tests.opinfo import harness
 
 from . import single_op
+from .samples import check_opinfo_samples
 from .single_op import single_op_program
 
 
@@ -138,27 +137,6 @@ VIEW_OPINFOS = (
     "column_stack fliplr flipud rot90 broadcast_tensors atleast_1d atleast_2d atleast_3d "
     "permute_copy expand_copy t_copy transpose_copy unsqueeze_copy view_copy mT unfold"
 ).split()
-
-
-def check_opinfo_samples(names, limit=1):
-    """Every sample (up to `limit` per OpInfo) imports, decomposes, passes `aten-check-target`
-    and matches eager; one test per family, so that op_db loads only when it runs."""
-    by_name = {o.name: o for o in harness.op_db() if not o.variant_test_name}
-    failures, checked = [], 0
-    for case in (c for n in names for c in harness.cases(by_name[n], limit=limit)):
-        ep = harness.export_case(case)
-        if ep is None:
-            continue
-        try:
-            decomposed = aten_mlir.decompose(aten_mlir.import_program(ep))
-            run_pipeline(decomposed.module, "aten-check-target")
-            actual = aten_mlir.run_reference(decomposed, *case.inputs)
-            harness.compare(case, actual, harness.eager(case))
-        except Exception as e:  # collected, so that one run names every failing sample
-            failures.append(f"{case.id}: {type(e).__name__}: {str(e)[:300]}")
-        checked += 1
-    assert checked >= len(names), f"only {checked} samples exported"
-    assert not failures, "\n".join(failures)
 
 
 def test_view_opinfo_samples_decompose_to_core():

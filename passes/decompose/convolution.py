@@ -1,0 +1,3 @@
+"""convolution decompositions (being written)."""
+
+from __future__ import annotations

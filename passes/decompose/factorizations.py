@@ -1,0 +1,3 @@
+"""factorizations decompositions (being written)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""fft decompositions (being written)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""indexing decompositions (being written)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""losses decompositions (being written)."""
+
+from __future__ import annotations

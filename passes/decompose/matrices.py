@@ -1,0 +1,3 @@
+"""matrices decompositions (being written)."""
+
+from __future__ import annotations

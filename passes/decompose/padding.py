@@ -1,0 +1,3 @@
+"""padding decompositions (being written)."""
+
+from __future__ import annotations

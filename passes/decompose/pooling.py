@@ -1,0 +1,3 @@
+"""pooling decompositions (being written)."""
+
+from __future__ import annotations

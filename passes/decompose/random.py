@@ -1,0 +1,3 @@
+"""random decompositions (being written)."""
+
+from __future__ import annotations

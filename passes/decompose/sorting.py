@@ -1,0 +1,3 @@
+"""sorting decompositions (being written)."""
+
+from __future__ import annotations

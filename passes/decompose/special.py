@@ -1,0 +1,3 @@
+"""special decompositions (being written)."""
+
+from __future__ import annotations

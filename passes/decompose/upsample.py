@@ -1,0 +1,3 @@
+"""upsample decompositions (being written)."""
+
+from __future__ import annotations
