@@ -27,16 +27,6 @@ from . import (  # noqa: F401  (registers the rules)
     upsample,
     views,
 )
-    activations,
-    attention,
-    creation,
-    elementwise,
-    linalg,
-    normalization,
-    reductions,
-    shapes,
-    views,
-)
 from .decompose_pass import DEFAULT_KEPT, AtenCheckTarget, AtenDecompose, ops_outside, target_set
 from .registry import (
     DECOMPOSITIONS,
