@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from mlir import ir
+
+from .common import _UPCAST, dtype, to_dtype
 from .registry import register_decomposition
+from .views import view
 
 # torch.nn.functional.selu's constants (Klambauer et al.), as ATen spells them.
 SELU_ALPHA = 1.6732632423543772848170429916717
@@ -116,3 +120,59 @@ def decompose_threshold(op, rewriter):
     x, threshold, value = (rewriter.args[k] for k in ("self", "threshold", "value"))
     below = rewriter.aten("aten.le.Scalar", x, threshold)
     return rewriter.aten("aten.where.self", below, rewriter.aten("aten.full_like", x, value), x)
+
+
+@register_decomposition("aten.log_sigmoid")
+def decompose_log_sigmoid(op, rewriter):
+    """aten.log_sigmoid -> aten.clamp, aten.abs, aten.neg, aten.exp, aten.log1p, aten.sub.Tensor
+    (+ aten._to_copy around it for half types): min(x, 0) - log1p(exp(-|x|)), stable on both
+    sides, computed in float32 for half types as ATen's CPU kernel"""
+    x = rewriter.args["self"]
+    out = dtype(x)
+    x = to_dtype(rewriter, x, _UPCAST.get(out, out))
+    tail = rewriter.aten(
+        "aten.log1p",
+        rewriter.aten("aten.exp", rewriter.aten("aten.neg", rewriter.aten("aten.abs", x))),
+    )
+    result = rewriter.aten("aten.sub.Tensor", rewriter.aten("aten.clamp", x, None, 0), tail)
+    return to_dtype(rewriter, result, out)
+
+
+@register_decomposition("aten.prelu")
+def decompose_prelu(op, rewriter):
+    """aten.prelu -> aten.view (the weight to [1, C, 1, ...]), aten._prelu_kernel"""
+    x, weight = rewriter.args["self"], rewriter.args["weight"]
+    x_rank, w_rank = (ir.RankedTensorType(v.type).rank for v in (x, weight))
+    if x_rank != w_rank:
+        channels = rewriter.size(weight, 0) if w_rank == 1 else 1
+        sizes = [1] * x_rank
+        if x_rank > 1:
+            sizes[1] = channels
+        weight = view(rewriter, weight, sizes)
+    return rewriter.aten("aten._prelu_kernel", x, weight)
+
+
+@register_decomposition("aten._prelu_kernel")
+def decompose_prelu_kernel(op, rewriter):
+    """aten._prelu_kernel -> aten.gt.Scalar, aten.mul.Tensor, aten.where.self: x > 0 ? x : w * x
+    (NaN gives w * NaN = NaN, as the kernel)"""
+    x, weight = rewriter.args["self"], rewriter.args["weight"]
+    positive = rewriter.aten("aten.gt.Scalar", x, 0)
+    return rewriter.aten(
+        "aten.where.self", positive, x, rewriter.aten("aten.mul.Tensor", weight, x)
+    )
+
+
+@register_decomposition("aten._safe_softmax")
+def decompose_safe_softmax(op, rewriter):
+    """aten._safe_softmax -> aten._to_copy (a dtype given), aten._softmax, aten.eq.Scalar,
+    aten.all.dim, aten.full_like, aten.where.self: softmax, with 0 for the rows that are all
+    -inf (plain softmax gives NaN there)"""
+    a = rewriter.args
+    x, dim = a["self"], a["dim"]
+    out = rewriter.aten("aten._softmax", to_dtype(rewriter, x, dtype(op.results[0])), dim, False)
+    masked = rewriter.aten("aten.eq.Scalar", x, float("-inf"))
+    masked_rows = rewriter.aten("aten.all.dim", masked, dim, True)
+    return rewriter.aten(
+        "aten.where.self", masked_rows, rewriter.aten("aten.full_like", out, 0), out
+    )

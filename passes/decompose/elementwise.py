@@ -1,4 +1,6 @@
-"""Elementwise variants -> core aten: scalar forms of `where`, `rsub`.
+"""Elementwise variants -> core aten: scalar forms of `where`, `rsub`, aliases and dunder
+spellings, float_power, and the bitwise overloads. Formulas live in `elementwise_math`,
+predicates (isclose, isfinite, nan_to_num...) in `elementwise_predicates`.
 
 The result dtype of a rewritten op is the one the imported op already carries (promotion was
 resolved by export); rules that materialise a scalar give it that dtype explicitly.
@@ -6,9 +8,16 @@ resolved by export); rules that materialise a scalar give it that dtype explicit
 
 from __future__ import annotations
 
+import functools
+
+import torch
+
 from aten_mlir.dialects import dtype_of
 
-from .registry import register_decomposition
+from . import elementwise_math, elementwise_predicates  # noqa: F401  (registers rules)
+from .common import to_dtype
+from .elementwise_common import register_renamed, register_scalar_overload, result_dtype
+from .registry import keep_whole, register_decomposition
 
 
 def _result_dtype(op):
@@ -56,3 +65,78 @@ def decompose_rsub_scalar(op, rewriter):
     arithmetic rounds exactly as other - alpha * x"""
     x, other, alpha = (rewriter.args[k] for k in ("self", "other", "alpha"))
     return rewriter.aten("aten.add.Scalar", rewriter.aten("aten.mul.Scalar", x, -alpha), other)
+
+
+# Aliases and spellings ATen forwards verbatim (`floor_divide` is `div_floor`: Python semantics,
+# ints and signed zeros included; `square` is `pow(x, 2)`, so bool squares to int64).
+for _source, _target, _fixed in (
+    ("aten.true_divide.Tensor", "aten.div.Tensor", {}),
+    ("aten.true_divide.Scalar", "aten.div.Scalar", {}),
+    ("aten.floor_divide", "aten.div.Tensor_mode", {"rounding_mode": "floor"}),
+    ("aten.floor_divide.Scalar", "aten.div.Scalar_mode", {"rounding_mode": "floor"}),
+    ("aten.clamp_min.Tensor", "aten.clamp.Tensor", {}),
+    ("aten.clamp_max.Tensor", "aten.clamp.Tensor", {}),
+    ("aten.square", "aten.pow.Tensor_Scalar", {"exponent": 2}),
+    ("aten.__and__.Tensor", "aten.bitwise_and.Tensor", {}),
+    ("aten.__and__.Scalar", "aten.bitwise_and.Scalar", {}),
+    ("aten.__or__.Tensor", "aten.bitwise_or.Tensor", {}),
+    ("aten.__or__.Scalar", "aten.bitwise_or.Scalar", {}),
+    ("aten.__xor__.Tensor", "aten.bitwise_xor.Tensor", {}),
+    ("aten.__xor__.Scalar", "aten.bitwise_xor.Scalar", {}),
+    ("aten.__lshift__.Tensor", "aten.bitwise_left_shift.Tensor", {}),
+    ("aten.__lshift__.Scalar", "aten.bitwise_left_shift.Tensor_Scalar", {}),
+    ("aten.__rshift__.Tensor", "aten.bitwise_right_shift.Tensor", {}),
+    ("aten.__rshift__.Scalar", "aten.bitwise_right_shift.Tensor_Scalar", {}),
+):
+    register_renamed(_source, _target, **_fixed)
+
+for _shift in ("aten.bitwise_left_shift", "aten.bitwise_right_shift"):
+    keep_whole(
+        f"{_shift}.Tensor",
+        "core has no shift op and arithmetic cannot spell ATen's out-of-range rule (0, or the sign "
+        "fill, for shifts < 0 or >= the bit width) without overflow; torch lowers it only to "
+        "prims.shift_left/shift_right_arithmetic",
+    )
+    register_scalar_overload(f"{_shift}.Tensor_Scalar", f"{_shift}.Tensor", "other")
+    register_scalar_overload(f"{_shift}.Scalar_Tensor", f"{_shift}.Tensor", "self")
+
+
+def _bitwise_scalar_tensor(core_name, op, rewriter):
+    # and/or/xor commute, and `number op tensor` promotes exactly as `tensor op number`.
+    return rewriter.aten(core_name, rewriter.args["other"], rewriter.args["self"])
+
+
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+    _rule = functools.partial(_bitwise_scalar_tensor, f"aten.{_name}.Scalar")
+    _rule.__doc__ = f"aten.{_name}.Scalar_Tensor -> aten.{_name}.Scalar (operands swapped)"
+    _rule.__name__ = f"decompose_{_name}_scalar_tensor"
+    register_decomposition(f"aten.{_name}.Scalar_Tensor")(_rule)
+
+
+def _float_power_operand(rewriter, value, target):
+    if hasattr(value, "type"):
+        return to_dtype(rewriter, value, target)
+    return complex(value) if target.is_complex else float(value)
+
+
+def _float_power(core_name, op, rewriter):
+    target = result_dtype(op)  # float64, or complex128 when an operand is complex
+    base = _float_power_operand(rewriter, rewriter.args["self"], target)
+    exponent = _float_power_operand(rewriter, rewriter.args["exponent"], target)
+    return rewriter.aten(core_name, base, exponent)
+
+
+for _overload in ("Tensor_Tensor", "Tensor_Scalar", "Scalar"):
+    _rule = functools.partial(_float_power, f"aten.pow.{_overload}")
+    _rule.__doc__ = (
+        f"aten.float_power.{_overload} -> aten._to_copy, aten.pow.{_overload}: pow with both "
+        "operands in float64 (complex128), as ATen computes it"
+    )
+    _rule.__name__ = f"decompose_float_power_{_overload.lower()}"
+    register_decomposition(f"aten.float_power.{_overload}")(_rule)
+
+
+@register_decomposition("aten.chalf")
+def decompose_chalf(op, rewriter):
+    """aten.chalf -> aten._to_copy (complex32)"""
+    return rewriter.aten("aten._to_copy", rewriter.args["self"], dtype=torch.complex32)

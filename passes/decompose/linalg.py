@@ -303,3 +303,12 @@ def decompose_addbmm(op, rewriter):
     product = rewriter.aten("aten.bmm", rewriter.args["batch1"], rewriter.args["batch2"])
     summed = _sum(rewriter, product, [0], _dtype(op))
     return _scaled_sum(op, rewriter, summed, alpha_zero_drops=True)
+
+
+@register_decomposition("aten.chain_matmul")
+def decompose_chain_matmul(op, rewriter):
+    """aten.chain_matmul -> aten.linalg_multi_dot (aten.clone for a single matrix, as ATen)"""
+    matrices = list(rewriter.args["matrices"])
+    if len(matrices) == 1:
+        return rewriter.aten("aten.clone", matrices[0], results=result_type(op))
+    return rewriter.aten("aten.linalg_multi_dot", matrices, results=result_type(op))

@@ -128,3 +128,23 @@ def decompose_native_batch_norm_legit_functional(op, rewriter):
             )
         )
     return [*norm.results, *updated]
+
+
+@register_decomposition("aten._batch_norm_with_update_functional")
+def decompose_batch_norm_with_update_functional(op, rewriter):
+    """aten._batch_norm_with_update_functional -> aten._native_batch_norm_legit_functional
+    (training), aten.full (the reserve: empty, uint8, as ATen's CPU kernel returns it)"""
+    a = rewriter.args
+    types = [r.type for r in op.results]
+    norm = rewriter.build(
+        "aten._native_batch_norm_legit_functional",
+        *(a["input"], a["weight"], a["bias"], a["running_mean"], a["running_var"]),
+        *(True, a["momentum"], a["eps"]),
+        results=types[:3] + types[4:],
+    )
+    reserve_type = ir.RankedTensorType(types[3])
+    if reserve_type.has_static_shape is False or reserve_type.shape != [0]:
+        return None  # a backend's non-empty reserve (cuDNN, MIOpen) has no equivalent here
+    reserve = rewriter.aten("aten.full", [0], 0, dtype=dtype(op.results[3]))
+    out, mean, rstd, new_mean, new_var = norm.results
+    return [out, mean, rstd, reserve, new_mean, new_var]

@@ -13,8 +13,9 @@ import math
 
 from mlir import ir
 
+from . import reductions_matrix, reductions_scans  # noqa: F401  (register rules)
 from .common import dtype, to_dtype
-from .registry import register_decomposition
+from .registry import keep_whole, register_decomposition
 
 
 def _result_dtype(op):
@@ -261,15 +262,22 @@ def decompose_linalg_vector_norm(op, rewriter):
 
 @register_decomposition("aten.linalg_norm")
 def decompose_linalg_norm(op, rewriter):
-    """aten.linalg_norm -> aten.linalg_vector_norm, when it is a vector norm (one dim, or no dim
-    and either no ord or a 1-D input); matrix norms are left whole"""
+    """aten.linalg_norm -> aten.linalg_matrix_norm when an ord is given with two dims (or no dim
+    and a 2-D input), else aten.linalg_vector_norm (ord 2 by default), as ATen's linalg_norm"""
     a = rewriter.args
     x, ord_, dims = a["self"], a["ord"], a["dim"]
-    is_vector = (dims is not None and len(dims) == 1) or (
-        dims is None and (ord_ is None or _rank(x) == 1)
+    is_matrix = ord_ is not None and (
+        (dims is not None and len(dims) == 2) or (dims is None and _rank(x) == 2)
     )
-    if not is_vector:
-        return None
+    if is_matrix:
+        return rewriter.aten(
+            "aten.linalg_matrix_norm",
+            x,
+            ord_,
+            dims if dims is not None else [0, 1],
+            a["keepdim"],
+            dtype=a["dtype"],
+        )
     return rewriter.aten(
         "aten.linalg_vector_norm",
         x,
@@ -287,3 +295,15 @@ def decompose_aminmax(op, rewriter):
     x, dim, keepdim = a["self"], a["dim"], a["keepdim"]
     dims = [] if dim is None else [dim]
     return [rewriter.aten(name, x, dims, keepdim) for name in ("aten.amin", "aten.amax")]
+
+
+keep_whole(
+    "aten.hash_tensor",
+    "XOR of the elements' 64-bit patterns into a uint64: needs a bitcast (view.dtype) that no "
+    "core op provides; torch has no decomposition",
+)
+keep_whole(
+    "aten.segment_reduce",
+    "segments sized by the lengths/offsets data (empty ones take `initial`); torch has no "
+    "decomposition; a scatter_reduce.two form over cumsum(lengths) segment ids is not written yet",
+)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 from mlir import ir
 
+from . import shapes_calculus, shapes_repeat  # noqa: F401  (registers rules)
 from .registry import register_decomposition
 from .views import permute, rank, result_type, transposed_dims, view
 
@@ -104,8 +105,20 @@ def _register_at_least_sequence(n: int) -> None:
     register_decomposition(name)(decompose_at_least_sequence)
 
 
+def _register_at_least(n: int) -> None:
+    def decompose_at_least(op, rewriter):
+        out = _at_least(rewriter, rewriter.args["self"], n)
+        return out if out is not rewriter.args["self"] else rewriter.aten("aten.alias", out)
+
+    name = f"aten.atleast_{n}d"
+    decompose_at_least.__name__ = f"decompose_atleast_{n}d"
+    decompose_at_least.__doc__ = f"{name} -> aten.view, aten.unsqueeze (aten.alias when ranked)"
+    register_decomposition(name)(decompose_at_least)
+
+
 for _n in (1, 2, 3):
     _register_at_least_sequence(_n)
+    _register_at_least(_n)
 
 
 @register_decomposition("aten.unfold")

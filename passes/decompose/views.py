@@ -17,6 +17,8 @@ from mlir.dialects import arith
 
 from aten_mlir.dialects import get_op_def
 
+from .common import dtype as _dtype
+from .common import tensor_of
 from .registry import register_decomposition
 
 
@@ -42,6 +44,54 @@ def view(rewriter, x: ir.Value, sizes: list, *, results=None) -> ir.Value:
     if results is None and any(isinstance(s, ir.Value) for s in sizes):
         results = [tensor_like(rewriter, sizes, x)]
     return rewriter.aten("aten.view", x, list(sizes), results=results)
+
+
+def _runtime_scalar(arg) -> bool:
+    if isinstance(arg, (list, tuple)):
+        return any(_runtime_scalar(a) for a in arg)
+    return isinstance(arg, ir.Value) and not isinstance(arg.type, ir.RankedTensorType)
+
+
+def aten_sized(rewriter, op_name: str, *args, sizes: list, elem: torch.dtype, **kwargs):
+    """`rewriter.aten(...)` for an op whose arguments may hold runtime sizes (index values,
+    which meta inference cannot run on): the result type is given as `sizes` of `elem`."""
+    results = None
+    if _runtime_scalar(args) or _runtime_scalar(list(kwargs.values())):
+        results = [tensor_of(rewriter.op, sizes, elem)]
+    return rewriter.aten(op_name, *args, results=results, **kwargs)
+
+
+def arange(rewriter, start, end, elem: torch.dtype = torch.int64) -> ir.Value:
+    """`aten.arange.start_step(start, end, 1)`; either end may be a runtime size."""
+    count = rewriter.index_arith(arith.SubIOp, end, start)
+    return aten_sized(
+        rewriter, "aten.arange.start_step", start, end, 1, sizes=[count], elem=elem, dtype=elem
+    )
+
+
+def slice_dim(rewriter, x: ir.Value, dim: int, start, end) -> ir.Value:
+    """`aten.slice.Tensor(x, dim, start, end)` (0 <= start <= end <= size; runtime ones too)."""
+    sizes = rewriter.sizes(x)
+    sizes[dim] = rewriter.index_arith(arith.SubIOp, end, start)
+    return aten_sized(
+        rewriter, "aten.slice.Tensor", x, dim, start, end, sizes=sizes, elem=_dtype(x)
+    )
+
+
+def as_result(rewriter, op, value: ir.Value) -> ir.Value:
+    """`value` with the type of `op`'s result: itself, or an `aten.view` that states the static
+    sizes the op's type knows (or forgets)."""
+    if value.type == op.results[0].type:
+        return value
+    return view(rewriter, value, rewriter.sizes(value), results=result_type(op))
+
+
+def numel(rewriter, x: ir.Value):
+    """The element count of x: an int, or a runtime index value."""
+    n = 1
+    for s in rewriter.sizes(x):
+        n = rewriter.index_arith(arith.MulIOp, n, s)
+    return n
 
 
 # Ops whose result is a fresh contiguous tensor (BLAS outputs).
@@ -322,3 +372,6 @@ COPY_VIEWS = {
 }
 for _copy, _view in COPY_VIEWS.items():
     _register_copy_as_view(_copy, _view)
+
+
+from . import views_more  # noqa: E402, F401  (registers rules; imports the helpers above)

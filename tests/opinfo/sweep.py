@@ -124,9 +124,11 @@ def _report(rows, n_opinfos: int, stage: str, seconds: float) -> None:
     for case_id, status, why in rows:
         for name in why.split() if status == "outside" else ():
             left[name].append(case_id)
+    kept, torch_keys = _tables() if stage == "decompose" else ({}, set())
     for name, ids in sorted(left.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         shown = " ".join(sorted({i.rsplit("-", 1)[0] for i in ids})[:6])
-        print(f"OUTSIDE {name}: {len(ids)} samples ({shown})")
+        tag = "kept whole" if name in kept else "IN TORCH'S TABLE" if name in torch_keys else ""
+        print(f"OUTSIDE {name}: {len(ids)} samples ({shown}) {tag}".rstrip())
     print(
         f"\nOpInfos: {n_opinfos}  samples: {len(rows)}  exported: {exported}  "
         f"not exported by torch.export: {counts['not-exported']}"
@@ -145,6 +147,28 @@ def _report(rows, n_opinfos: int, stage: str, seconds: float) -> None:
     )
     if stage != "import":
         print(f"equal to eager but with ops outside the target set: {counts['outside']}")
+    if stage == "decompose":
+        only_kept = sum(
+            1 for _, st, why in rows if st == "outside" and set(why.split()) <= set(kept)
+        )
+        print(
+            f"core-only or only kept-whole ops (KEPT_WHOLE) left, == eager: "
+            f"{counts['ok'] + only_kept}/{exported} "
+            f"({100.0 * (counts['ok'] + only_kept) / max(exported, 1):.2f}%)"
+        )
+        missing = sorted(n for n in left if n in torch_keys and n not in kept)
+        print(f"ops left that torch's core_aten_decompositions() covers: {len(missing)}")
+        from aten_mlir.passes.decompose.coverage import torch_table_coverage
+
+        print(torch_table_coverage().summary())
+
+
+def _tables():
+    from aten_mlir.passes.decompose import KEPT_WHOLE
+    from aten_mlir.passes.decompose.coverage import torch_table_coverage
+
+    coverage = torch_table_coverage()
+    return KEPT_WHOLE, set(coverage.covered + coverage.kept + coverage.uncovered)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Every OpInfo sample that torch.export accepts imports, verifies and runs through the
-reference interpreter equal to eager (float32). Default: the first two samples of each OpInfo;
-`-m slow`: all of them."""
+reference interpreter equal to eager (float32); then `aten-decompose` brings it to core ATen (or
+to ops `KEPT_WHOLE` lists, which no decomposition exists for), `aten-check-target` agrees, and it
+still equals eager. Default: the first two samples of each OpInfo; `-m slow`: all of them."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 import torch
 
 import aten_mlir
+from aten_mlir.passes.pipeline import run_pipeline
 from tests.opinfo import harness
 
 DEFAULT_SAMPLES = 2
@@ -48,8 +50,13 @@ def _check(opinfo, limit):
             continue
         program = aten_mlir.import_program(ep)
         aten_mlir.verify_module(program.module)
+        expected = harness.eager(case)
         actual = aten_mlir.run_reference(program, *harness._clone(case.inputs))
-        harness.compare(case, actual, harness.eager(case))
+        harness.compare(case, actual, expected)
+        decomposed = aten_mlir.decompose(program)
+        run_pipeline(decomposed.module, "aten-check-target{allow-kept-whole}")
+        actual = aten_mlir.run_reference(decomposed, *harness._clone(case.inputs))
+        harness.compare(case, actual, expected)
     if not exported:
         pytest.skip("torch.export rejects every sample of this OpInfo")
 

@@ -1,5 +1,5 @@
 // RUN: aten-opt %s --split-input-file -p aten-decompose | FileCheck %s
-// RUN: aten-opt %s --split-input-file -p 'aten-decompose{keep=aten.hardsigmoid}' | FileCheck %s --check-prefix=KEEP
+// RUN: aten-opt %s --split-input-file -p 'aten-decompose{keep=aten.hardsigmoid,aten._prelu_kernel}' | FileCheck %s --check-prefix=KEEP
 
 // CHECK-LABEL: func.func @silu
 // CHECK-SAME: (%[[X:[^ :]+]]: tensor<4x?xf32>)
@@ -53,4 +53,54 @@ func.func @softplus(%x: tensor<3xf32>) -> tensor<3xf32> {
 func.func @glu(%x: tensor<3x4xf32>) -> tensor<3x2xf32> {
   %0 = "aten.glu"(%x) {dim = 1 : i64} : (tensor<3x4xf32>) -> tensor<3x2xf32>
   return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+// min(x, 0) - log1p(exp(-|x|)): no overflow of exp for either sign.
+// CHECK-LABEL: func.func @log_sigmoid
+// CHECK-SAME: (%[[X:[^ :]+]]: tensor<3xf32>)
+// CHECK-NEXT: [[A:%.+]] = "aten.abs"(%[[X]])
+// CHECK-NEXT: [[N:%.+]] = "aten.neg"([[A]])
+// CHECK-NEXT: [[E:%.+]] = "aten.exp"([[N]])
+// CHECK-NEXT: [[L:%.+]] = "aten.log1p"([[E]])
+// CHECK-NEXT: [[M:%.+]] = "aten.clamp"(%[[X]]) {max = 0 : i64}
+// CHECK-NEXT: [[S:%.+]] = "aten.sub.Tensor"([[M]], [[L]])
+// CHECK-NEXT: return [[S]]
+func.func @log_sigmoid(%arg0: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = "aten.log_sigmoid"(%arg0) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// The weight is laid along the channel dim (1), then _prelu_kernel, which decomposes in turn.
+// CHECK-LABEL: func.func @prelu
+// CHECK-SAME: (%[[X:[^ :]+]]: tensor<2x3x4xf32>, %[[W:[^ :]+]]: tensor<3xf32>)
+// CHECK-NEXT: [[V:%.+]] = "aten.view"(%[[W]]) {size = array<i64: 1, 3, 1>} : (tensor<3xf32>) -> tensor<1x3x1xf32>
+// CHECK-NEXT: [[G:%.+]] = "aten.gt.Scalar"(%[[X]]) {other = 0 : i64}
+// CHECK-NEXT: [[M:%.+]] = "aten.mul.Tensor"([[V]], %[[X]])
+// CHECK-NEXT: [[R:%.+]] = "aten.where.self"([[G]], %[[X]], [[M]])
+// CHECK-NEXT: return [[R]]
+// KEEP-LABEL: func.func @prelu
+// KEEP-NEXT: [[V:%.+]] = "aten.view"
+// KEEP-NEXT: "aten._prelu_kernel"(%{{.+}}, [[V]])
+func.func @prelu(%arg0: tensor<2x3x4xf32>, %arg1: tensor<3xf32>) -> tensor<2x3x4xf32> {
+  %0 = "aten.prelu"(%arg0, %arg1) : (tensor<2x3x4xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @safe_softmax
+// CHECK-SAME: (%[[X:[^ :]+]]: tensor<2x?xf32>)
+// CHECK-NEXT: [[S:%.+]] = "aten._softmax"(%[[X]]) {dim = 1 : i64, half_to_float = false} : (tensor<2x?xf32>) -> tensor<2x?xf32>
+// CHECK-NEXT: [[NI:%.+]] = "aten.eq.Scalar"(%[[X]]) {other = 0xFFF0000000000000 : f64}
+// CHECK: [[ALL:%.+]] = "aten.logical_not"(%{{.+}}) : (tensor<2x1xi1>) -> tensor<2x1xi1>
+// CHECK-NEXT: [[Z:%.+]] = "aten.full_like"([[S]]) {fill_value = 0 : i64}
+// CHECK-NEXT: [[R:%.+]] = "aten.where.self"([[ALL]], [[Z]], [[S]])
+// CHECK-NEXT: return [[R]]
+func.func @safe_softmax(%arg0: tensor<2x?xf32>) -> tensor<2x?xf32> {
+  %0 = "aten._safe_softmax"(%arg0) {dim = 1 : i64} : (tensor<2x?xf32>) -> tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
 }

@@ -129,3 +129,14 @@ func.func @reshape_mm(%x: tensor<3x4xf32>, %y: tensor<4x4xf32>) -> tensor<12xf32
   %1 = "aten.reshape"(%0) {shape = array<i64: 12>} : (tensor<3x4xf32>) -> tensor<12xf32>
   return %1 : tensor<12xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @chain_matmul
+// CHECK-NEXT: [[AB:%.+]] = "aten.mm"(%{{.+}}, %{{.+}}) : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT: [[ABC:%.+]] = "aten.mm"([[AB]], %{{.+}}) : (tensor<2x4xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+// CHECK-NEXT: return [[ABC]]
+func.func @chain_matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<4x5xf32>) -> tensor<2x5xf32> {
+  %0 = "aten.chain_matmul"(%a, %b, %c) {operandSegmentSizes = array<i32: 3>} : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}

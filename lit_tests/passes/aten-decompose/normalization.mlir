@@ -37,3 +37,18 @@
     %0 = "aten.rms_norm"(%arg0) {eps = 9.9999999999999995E-7 : f64, normalized_shape = array<i64: 4>, operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<2x4xf32>) -> tensor<2x4xf32>
     return %0 : tensor<2x4xf32>
   }
+
+// -----
+
+// The training step of _native_batch_norm_legit_functional, plus the empty uint8 reserve.
+// CHECK-LABEL: func.func @batch_norm_with_update
+// CHECK: [[N:%.+]]:3 = "aten._native_batch_norm_legit.no_stats"(%arg0, %arg1, %arg2) {eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64, {{.*}}training = true}
+// CHECK: [[RM:%.+]] = "aten.add.Tensor"
+// CHECK: [[RV:%.+]] = "aten.add.Tensor"
+// CHECK-NEXT: [[RES:%.+]] = "aten.full"() {dtype = ui8, fill_value = 0 : i64, size = array<i64: 0>} : () -> tensor<0xui8>
+// CHECK-NEXT: return [[N]]#0, [[N]]#1, [[N]]#2, [[RES]], [[RM]], [[RV]]
+// CHECK-NOT: aten._batch_norm_with_update_functional
+  func.func @batch_norm_with_update(%arg0: tensor<2x3x4xf32>, %arg1: tensor<3xf32>, %arg2: tensor<3xf32>, %arg3: tensor<3xf32>, %arg4: tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<0xui8>, tensor<3xf32>, tensor<3xf32>) {
+    %0:6 = "aten._batch_norm_with_update_functional"(%arg0, %arg1, %arg2, %arg3, %arg4) {eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0>} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<0xui8>, tensor<3xf32>, tensor<3xf32>)
+    return %0#0, %0#1, %0#2, %0#3, %0#4, %0#5 : tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<0xui8>, tensor<3xf32>, tensor<3xf32>
+  }

@@ -77,6 +77,11 @@ def _cases():
             [x3, w3, b3, rm, rv],
             {"training": True, **bn},
         ),
+        "batch_norm_with_update": (
+            "aten._batch_norm_with_update_functional",
+            [x3, w3, b3, rm, rv],
+            {"momentum": 0.2, "eps": 1e-3, "names": stats},
+        ),
         "batch_norm-eval": (
             "aten._native_batch_norm_legit_functional",
             [x4[:, :3], w3, b3, rm, rv],
@@ -117,7 +122,10 @@ def test_normalization_decomposition_with_dynamic_dims(case):
     check_decomposition(op_name, tensors, kwargs, [{0}] + [set()] * (len(tensors) - 1))
 
 
-@pytest.mark.parametrize("case", ["group_norm-plain", "instance_norm-running", "batch_norm-train"])
+@pytest.mark.parametrize(
+    "case",
+    ["group_norm-plain", "instance_norm-running", "batch_norm-train", "batch_norm_with_update"],
+)
 def test_normalization_decomposition_with_every_dim_dynamic(case):
     check_decomposition(*CASES[case], dynamic=True)
 
@@ -149,6 +157,7 @@ NORM_OPINFOS = {
     "nn.functional.batch_norm",
     "native_batch_norm",
     "_native_batch_norm_legit",
+    "_batch_norm_with_update",
 }
 
 

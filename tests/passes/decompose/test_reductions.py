@@ -8,12 +8,13 @@ import pytest
 import torch
 
 import aten_mlir
-from aten_mlir.passes.decompose import ops_outside, reductions, target_set
+from aten_mlir.passes.decompose import KEPT_WHOLE, ops_outside, reductions, target_set
 
+from .samples import check_opinfo_samples
+from .single_op import single_op_program
 from .test_normalization import check_decomposition, check_program, family_ops, opinfo_cases
 
 INF, NAN = float("inf"), float("nan")
-MATRIX_NORMS = {"aten.linalg_matrix_norm.str_ord", "aten.linalg_norm"}
 
 
 def _float():
@@ -121,6 +122,123 @@ def test_reduction_opinfo_samples_decompose(case):
     from aten_mlir.tests.opinfo import harness
 
     program = aten_mlir.import_program(harness.export_case(case))
-    if any(op.name in MATRIX_NORMS for op in ops_outside(program.module.operation, target_set())):
-        pytest.skip("matrix norms are left whole")
     check_program(program, case.inputs, harness.eager(case), family_ops(reductions))
+
+
+# -- scans (cumprod, logcumsumexp, cummax, cummin) ----------------------------------------------
+
+SCAN_ROW = torch.tensor([1.0, 3, 3, 2, 3, NAN, 1, NAN, 4, -INF, INF, 0.0, -0.0])
+SCAN_CASES = {
+    "cumprod": ("aten.cumprod", [X], {"dim": 2}),
+    "cumprod-int": ("aten.cumprod", [X_INT], {"dim": 1}),
+    "cumprod-dtype": ("aten.cumprod", [X_INT.int()], {"dim": 0, "dtype": torch.float64}),
+    "cumprod-bool": ("aten.cumprod", [X_BOOL], {"dim": 2}),
+    "cumprod-half": ("aten.cumprod", [X_FINITE.half() / 2], {"dim": 2}),
+    "cumprod-0d": ("aten.cumprod", [torch.tensor(3.0)], {"dim": 0}),
+    "logcumsumexp": ("aten.logcumsumexp", [X * 100], {"dim": 2}),
+    "logcumsumexp-inf": (
+        "aten.logcumsumexp",
+        [torch.tensor([[-INF, -INF, 0.0, -1000.0, INF, INF, -INF, 3.0, NAN, 1.0]])],
+        {"dim": 1},
+    ),
+    # torch's own decomposition underflows here: exp(-1000 - 0) is 0 in float32.
+    "logcumsumexp-far": (
+        "aten.logcumsumexp",
+        [torch.tensor([[-1000.0, 0.0, -1000.0]])],
+        {"dim": 1},
+    ),
+    "cummax": ("aten.cummax", [X], {"dim": 2}),
+    "cummax-ties": ("aten.cummax", [SCAN_ROW.reshape(1, -1)], {"dim": 1}),
+    "cummax-int": ("aten.cummax", [X_INT], {"dim": 0}),
+    "cummax-bool": ("aten.cummax", [X_BOOL], {"dim": 2}),
+    "cummin": ("aten.cummin", [X], {"dim": 1}),
+    "cummin-ties": ("aten.cummin", [SCAN_ROW.reshape(-1, 1)], {"dim": 0}),
+    "cummin-int": ("aten.cummin", [X_INT], {"dim": -1}),
+    "cummin-0d": ("aten.cummin", [torch.tensor(2.0)], {"dim": 0}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCAN_CASES))
+def test_scan_decomposition_matches_the_op(case):
+    check_decomposition(*SCAN_CASES[case])
+
+
+@pytest.mark.parametrize("case", sorted(c for c in SCAN_CASES if "0d" not in c))
+def test_scan_decomposition_with_dynamic_dims_beside_the_scanned_one(case):
+    op_name, tensors, kwargs = SCAN_CASES[case]
+    rank = tensors[0].dim()
+    scanned = kwargs["dim"] % rank
+    check_decomposition(op_name, tensors, kwargs, [set(range(rank)) - {scanned}])
+
+
+@pytest.mark.parametrize("op_name", ["aten.cumprod", "aten.logcumsumexp", "aten.cummax"])
+def test_scan_over_a_dynamic_dim_is_left_whole(op_name):
+    program = single_op_program(op_name, [X], dynamic=True, dim=1)
+    decomposed = aten_mlir.decompose(program)
+    assert [op.name for op in ops_outside(decomposed.module.operation, target_set())] == [op_name]
+
+
+# -- matrix norms and renorm ----------------------------------------------------------------------
+
+A = torch.randn(2, 3, 4)
+MATRIX_CASES = {
+    **{
+        f"matrix_norm-{o}": ("aten.linalg_matrix_norm", [A], {"ord": o})
+        for o in (1, -1, 2, -2, INF, -INF)
+    },
+    **{
+        f"matrix_norm-{o}-keepdim": (
+            "aten.linalg_matrix_norm",
+            [A],
+            {"ord": o, "dim": [2, 0], "keepdim": True},
+        )
+        for o in (1, -2, INF)
+    },
+    "matrix_norm-dtype": ("aten.linalg_matrix_norm", [A], {"ord": -1, "dtype": torch.float64}),
+    "matrix_norm-fro": ("aten.linalg_matrix_norm.str_ord", [A], {"ord": "fro", "dim": [0, 2]}),
+    "matrix_norm-nuc": (
+        "aten.linalg_matrix_norm.str_ord",
+        [A],
+        {"ord": "nuc", "dim": [-1, -2], "keepdim": True},
+    ),
+    # ATen's norm of an empty matrix is 0: the max over an empty dim must not fail.
+    "matrix_norm-1-empty": ("aten.linalg_matrix_norm", [torch.randn(3, 0)], {"ord": 1}),
+    "matrix_norm-inf-empty": ("aten.linalg_matrix_norm", [torch.randn(0, 3)], {"ord": INF}),
+    "matrix_norm-2-empty": ("aten.linalg_matrix_norm", [torch.randn(2, 0, 0)], {"ord": 2}),
+    "linalg_norm-matrix": ("aten.linalg_norm", [A[0]], {"ord": INF}),
+    "linalg_norm-matrix-dims": ("aten.linalg_norm", [A], {"ord": 2, "dim": [1, 2]}),
+    "linalg_norm-two-dims-no-ord": ("aten.linalg_norm", [A], {"dim": [0, 2], "keepdim": True}),
+    "linalg_norm.ord_str": ("aten.linalg_norm.ord_str", [A[1]], {"ord": "nuc"}),
+    "renorm": ("aten.renorm", [A * 3], {"p": 2, "dim": 1, "maxnorm": 1.0}),
+    "renorm-half": ("aten.renorm", [(A * 3).half()], {"p": 1.5, "dim": 0, "maxnorm": 2.0}),
+}
+
+
+def _check_allowing_kept_whole(op_name, tensors, kwargs, dynamic=False):
+    """As check_decomposition, accepting the ops kept whole (the SVD the 2/nuc norms need)."""
+    program = single_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
+    expected = aten_mlir.run_reference(program, *tensors)
+    decomposed = aten_mlir.decompose(program)
+    left = ops_outside(decomposed.module.operation, target_set(tuple(KEPT_WHOLE)))
+    assert not left, [op.name for op in left]
+    actual = aten_mlir.run_reference(decomposed, *tensors)
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    torch.testing.assert_close(actual, expected)
+
+
+@pytest.mark.parametrize("case", sorted(MATRIX_CASES))
+def test_matrix_norm_decomposition_matches_the_op(case):
+    _check_allowing_kept_whole(*MATRIX_CASES[case])
+
+
+@pytest.mark.parametrize("case", sorted(MATRIX_CASES))
+def test_matrix_norm_decomposition_with_dynamic_dims(case):
+    _check_allowing_kept_whole(*MATRIX_CASES[case], dynamic=True)
+
+
+def test_scan_and_matrix_norm_opinfo_samples():
+    check_opinfo_samples(
+        ["cumprod", "logcumsumexp", "cummax", "cummin", "renorm", "linalg.matrix_norm"],
+        limit=3,
+        allow_kept_whole=True,
+    )

@@ -8,30 +8,16 @@ import pytest
 import torch
 
 import aten_mlir
-from aten_mlir.dialects import ArgKind, get_op_def
 from aten_mlir.passes.decompose import ops_outside, target_set
 
-from . import single_op
 from .samples import check_opinfo_samples
-from .single_op import single_op_program
+from .test_matrices import check, program
 
 
 def list_op_program(op_name, tensors, dynamic=False, **kwargs):
     """`single_op_program`, but an op whose first argument is a `Tensor[]` takes all the
     tensors in it (`aten.stack([x0, x1], dim=1)`)."""
-    first = get_op_def(op_name).args[0]
-    if first.kind is not ArgKind.TENSOR_LIST:
-        return single_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
-    real_build = single_op.build_aten
-
-    def build_with_list(name, *args, **kw):
-        return real_build(name, **{first.name: list(args)}, **kw)
-
-    single_op.build_aten = build_with_list
-    try:
-        return single_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
-    finally:
-        single_op.build_aten = real_build
+    return program(op_name, tensors, dynamic=dynamic, **kwargs)
 
 
 X_FLOAT = torch.cat(
@@ -99,6 +85,62 @@ CASES = [
     ("aten.rot90", one, {"k": -2}, True),
     ("aten.rot90", one, {"k": 3, "dims": [1, 2]}, True),
     ("aten.rot90", one, {"k": 4}, True),
+    ("aten.atleast_1d", lambda x: [x[0, 0, 0]], {}, False),
+    ("aten.atleast_2d", lambda x: [x[0, 0]], {}, True),
+    ("aten.atleast_3d", lambda x: [x[0]], {}, True),
+    ("aten.atleast_3d", one, {}, True),
+    ("aten.ravel", lambda x: [x.transpose(0, 2)], {}, True),
+    ("aten.reshape_as", lambda x: [x, x.reshape(4, 6)], {}, False),
+    ("aten.swapdims", one, {"dim0": 0, "dim1": 2}, True),
+    ("aten.moveaxis.int", one, {"source": 0, "destination": -1}, True),
+    ("aten.movedim.intlist", one, {"source": [0, 2], "destination": [2, 1]}, True),
+    ("aten.moveaxis.intlist", one, {"source": [-1], "destination": [0]}, True),
+    ("aten.linalg_diagonal", one, {"offset": -1, "dim1": 1, "dim2": 2}, True),
+    ("aten.detach", one, {}, True),
+    ("aten.detach_copy", one, {}, True),
+    ("aten.lift_fresh_copy", one, {}, True),
+    (
+        "aten.contiguous",
+        lambda x: [x.transpose(1, 2)],
+        {"memory_format": torch.contiguous_format},
+        True,
+    ),
+    ("aten._reshape_copy", one, {"size": [3, -1]}, False),
+    ("aten.unsafe_split.Tensor", one, {"split_size": 3, "dim": -1}, False),
+    ("aten.split_copy.Tensor", one, {"split_size": 2, "dim": 1}, False),
+    ("aten.unsafe_split_with_sizes", one, {"split_sizes": [1, 3], "dim": 2}, False),
+    ("aten.split_with_sizes_copy", one, {"split_sizes": [2, 1], "dim": 1}, False),
+    ("aten.unsafe_chunk", one, {"chunks": 2, "dim": 2}, False),
+    ("aten.unbind_copy.int", one, {"dim": -1}, False),
+    ("aten.unfold_copy", one, {"dimension": 1, "size": 2, "step": 1}, False),
+    ("aten.tensor_split.sections", one, {"sections": 3, "dim": 2}, False),
+    ("aten.tensor_split.indices", one, {"indices": [1, 5, 2], "dim": -1}, False),
+    ("aten.hsplit.int", one, {"sections": 3}, False),
+    ("aten.hsplit.array", one, {"indices": [1]}, False),
+    ("aten.vsplit.array", one, {"indices": [1, 1]}, False),
+    ("aten.dsplit.int", one, {"sections": 2}, False),
+    # rolling, tiling, repeating (shapes_repeat.py)
+    ("aten.roll", one, {"shifts": [1], "dims": [0]}, True),
+    ("aten.roll", one, {"shifts": [-5, 2], "dims": [1, 2]}, True),
+    ("aten.roll", one, {"shifts": [3], "dims": []}, True),
+    ("aten.roll", one, {"shifts": [8], "dims": [2]}, True),
+    ("aten.fft_fftshift", one, {}, True),
+    ("aten.fft_ifftshift", one, {"dim": [1]}, True),
+    ("aten.tile", one, {"dims": [2]}, False),
+    ("aten.tile", one, {"dims": [2, 1, 1, 2]}, False),
+    ("aten.repeat_interleave.self_int", one, {"repeats": 3, "dim": 1}, True),
+    ("aten.repeat_interleave.self_int", one, {"repeats": 2}, True),
+    # differences, grids, sums to a size, chunk_cat, resize_as (shapes_calculus.py)
+    ("aten.diff", one, {"n": 2, "dim": -1}, True),
+    ("aten.diff", lambda x: [x > 0], {"n": 1, "dim": 1}, True),
+    ("aten.diff", lambda x: [x, x[:1]], {"n": 0, "dim": 0, "names": ["self", "prepend"]}, False),
+    ("aten.meshgrid", lambda x: [x[0, 0], x[0, :, 0], x[0, 0, 0]], {}, False),
+    ("aten.meshgrid.indexing", lambda x: [x[0, 0], x[0, :, 0]], {"indexing": "xy"}, False),
+    ("aten.sum_to_size", one, {"size": [3, 1]}, False),
+    ("aten.sum_to_size", one, {"size": [1, 3, 4]}, False),
+    ("aten._chunk_cat", lambda x: [x[0], x[1, :, :3]], {"dim": 1, "num_chunks": 2}, False),
+    ("aten.resize_as", lambda x: [x, x[0, :2]], {}, False),
+    ("aten.resize_as", lambda x: [x[:, :2], x[0, :, 1:]], {}, False),
 ]
 
 
@@ -107,6 +149,7 @@ def _ids(cases):
 
 
 def check_decomposition(op_name, tensors, kwargs, dynamic=False):
+    """Reference run before and after: only target ops, no as_strided, bit-exact results."""
     tensors = [t.contiguous() for t in tensors]
     program = list_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
     expected = aten_mlir.run_reference(program, *tensors)
@@ -135,9 +178,84 @@ def test_view_decomposition_with_dynamic_dims(op_name, inputs, kwargs, dynamic):
 VIEW_OPINFOS = (
     "transpose t squeeze squeeze_copy split chunk unbind narrow_copy stack hstack vstack dstack "
     "column_stack fliplr flipud rot90 broadcast_tensors atleast_1d atleast_2d atleast_3d "
-    "permute_copy expand_copy t_copy transpose_copy unsqueeze_copy view_copy mT unfold"
+    "permute_copy expand_copy t_copy transpose_copy unsqueeze_copy view_copy mT unfold "
+    "unsafe_split split_with_sizes_copy unbind_copy unfold_copy unsafe_chunk tensor_split hsplit "
+    "vsplit dsplit ravel reshape_as movedim contiguous"
+).split()
+
+# The shape OpInfos of shapes_repeat.py and shapes_calculus.py.
+SHAPE_OPINFOS = (
+    "roll fft.fftshift fft.ifftshift tile repeat_interleave diff meshgrid.variadic_tensors "
+    "meshgrid.list_of_tensors sum_to_size _chunk_cat trapz trapezoid cumulative_trapezoid gradient"
 ).split()
 
 
 def test_view_opinfo_samples_decompose_to_core():
     check_opinfo_samples(VIEW_OPINFOS)
+
+
+def test_shape_opinfo_samples_decompose_to_core():
+    check_opinfo_samples(SHAPE_OPINFOS, limit=2)
+
+
+Y = torch.cat([torch.tensor([float("nan"), float("inf"), -0.0]), torch.randn(17)]).reshape(4, 5)
+
+# (op, tensors, kwargs, supports `?` dims): numeric shape ops, compared with float tolerance
+NUMERIC = [
+    ("aten.trapezoid.x", [Y, torch.randn(5)], {"dim": 1}, True),
+    ("aten.trapezoid.x", [Y, torch.randn(4, 5)], {"dim": 0}, True),
+    ("aten.trapz.x", [Y, torch.randn(1, 5)], {"dim": -1}, False),
+    ("aten.trapezoid.dx", [Y], {"dx": 0.5, "dim": 0}, True),
+    ("aten.trapz.dx", [X_INT[0]], {"dx": 2, "dim": 1}, True),
+    ("aten.trapezoid.dx", [Y[:, :0]], {"dx": 1, "dim": 1}, False),
+    ("aten.cumulative_trapezoid.x", [Y, torch.randn(4, 5)], {"dim": 1}, True),
+    ("aten.cumulative_trapezoid.dx", [Y], {"dx": 0.3, "dim": 0}, True),
+    ("aten.cumulative_trapezoid.dx", [X_INT[0]], {"dx": 1, "dim": -1}, False),
+    *[
+        (f"aten.gradient.{overload}", [Y], {**kwargs, "edge_order": order}, False)
+        for order in (1, 2)
+        for overload, kwargs in [
+            ("scalarint", {}),
+            ("scalarint", {"spacing": 2.0, "dim": 1}),
+            ("scalararray", {"spacing": 0.5, "dim": [1, 0]}),
+            ("array", {"dim": [0]}),
+            ("scalarrayint", {"spacing": [3], "dim": 1}),
+            ("scalarrayarray", {"spacing": [0.5, 3], "dim": [1, 0]}),
+        ]
+    ],
+    ("aten.gradient.scalarint", [X_INT[0]], {"edge_order": 1}, False),
+    (
+        "aten.repeat_interleave.self_Tensor",
+        [Y, torch.tensor([1, 0, 3, 2])],
+        {"dim": 0, "output_size": 6},
+        False,
+    ),
+    (
+        "aten.repeat_interleave.self_Tensor",
+        [Y, torch.tensor(2)],
+        {"dim": 1, "output_size": 10},
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("op_name", "tensors", "kwargs", "dynamic"), NUMERIC, ids=_ids(NUMERIC))
+def test_numeric_shape_decomposition_matches_the_op(op_name, tensors, kwargs, dynamic):
+    check(op_name, tensors, kwargs)
+    if dynamic:
+        check(op_name, tensors, kwargs, dynamic=True)
+
+
+@pytest.mark.parametrize("order", [1, 2])
+def test_gradient_with_coordinates_matches_the_op(order):
+    x, rows, cols = torch.randn(4, 6), torch.rand(4).cumsum(0), torch.rand(6).cumsum(0)
+    check(
+        "aten.gradient.tensorarray", [x, rows, cols], {"dim": [0, 1], "edge_order": order}, lead=1
+    )
+    check("aten.gradient.tensorarrayint", [x, cols], {"dim": 1, "edge_order": order}, lead=1)
+
+
+def test_roll_never_uses_as_strided_and_keeps_runtime_shifts_exact():
+    x = torch.arange(10.0).reshape(2, 5)
+    decomposed = check("aten.roll", [x], {"shifts": [-7], "dims": [1]}, dynamic=True, exact=True)
+    assert "arith.remsi" in str(decomposed)
