@@ -58,7 +58,7 @@ def _convolution(rewriter, op, x, *, n, stride, padding, dilation, transposed, o
     return out
 
 
-def _conv(n, op, rewriter):
+def _conv(n, op, rewriter, transposed=False):
     a = rewriter.args
     return _convolution(
         rewriter,
@@ -68,24 +68,13 @@ def _conv(n, op, rewriter):
         stride=a["stride"],
         padding=a["padding"],
         dilation=a["dilation"],
-        transposed=False,
-        output_padding=[0],
+        transposed=transposed,
+        output_padding=a["output_padding"] if transposed else [0],
     )
 
 
 def _conv_transpose(n, op, rewriter):
-    a = rewriter.args
-    return _convolution(
-        rewriter,
-        op,
-        a["input"],
-        n=n,
-        stride=a["stride"],
-        padding=a["padding"],
-        dilation=a["dilation"],
-        transposed=True,
-        output_padding=a["output_padding"],
-    )
+    return _conv(n, op, rewriter, transposed=True)
 
 
 def _same_padding(rewriter, x, n: int, dilation: list[int]):

@@ -46,30 +46,27 @@ keep_whole(
 )
 
 
-@register_decomposition("aten.addcmul")
-def decompose_addcmul(op, rewriter):
-    """aten.addcmul -> aten.mul.Scalar, aten.mul.Tensor, aten.add.Tensor: self + value * t1 * t2
-    in ATen's order"""
+def _addc(op, rewriter, combine: str):
+    """self + value * (t1 `combine` t2), in ATen's order and compute dtype."""
     a = rewriter.args
     x, t1, t2 = cast_all(rewriter, compute_dtype(op), a["self"], a["tensor1"], a["tensor2"])
     if a["value"] != 1:
         t1 = rewriter.aten("aten.mul.Scalar", t1, a["value"])
-    return finish(
-        rewriter, op, rewriter.aten("aten.add.Tensor", x, rewriter.aten("aten.mul.Tensor", t1, t2))
-    )
+    return finish(rewriter, op, rewriter.aten("aten.add.Tensor", x, rewriter.aten(combine, t1, t2)))
+
+
+@register_decomposition("aten.addcmul")
+def decompose_addcmul(op, rewriter):
+    """aten.addcmul -> aten.mul.Scalar, aten.mul.Tensor, aten.add.Tensor: self + value * t1 * t2
+    in ATen's order"""
+    return _addc(op, rewriter, "aten.mul.Tensor")
 
 
 @register_decomposition("aten.addcdiv")
 def decompose_addcdiv(op, rewriter):
     """aten.addcdiv -> aten.mul.Scalar, aten.div.Tensor, aten.add.Tensor: self + value * t1 / t2
     in ATen's order"""
-    a = rewriter.args
-    x, t1, t2 = cast_all(rewriter, compute_dtype(op), a["self"], a["tensor1"], a["tensor2"])
-    if a["value"] != 1:
-        t1 = rewriter.aten("aten.mul.Scalar", t1, a["value"])
-    return finish(
-        rewriter, op, rewriter.aten("aten.add.Tensor", x, rewriter.aten("aten.div.Tensor", t1, t2))
-    )
+    return _addc(op, rewriter, "aten.div.Tensor")
 
 
 def _scale(factor, op, rewriter):

@@ -149,12 +149,12 @@ def decompose_embedding_backward(op, rewriter):
 
 @register_decomposition("aten.nonzero_numpy")
 def decompose_nonzero_numpy(op, rewriter):
-    """aten.nonzero_numpy -> aten.nonzero, aten.select.int (one index tensor per dim).
-    Precondition: rank >= 1."""
+    """aten.nonzero_numpy -> aten.nonzero, aten.select.int (one index tensor per dim; a 0-d
+    input counts as 1-d, as ATen's `nonzero(as_tuple=True)`, after aten.unsqueeze)"""
     x = rewriter.args["self"]
+    if rank(x) == 0:
+        x = rewriter.aten("aten.unsqueeze", x, 0)
     n = rank(x)
-    if n == 0:
-        return None
     with rewriter.op.location:
         dyn = ir.ShapedType.get_dynamic_size()
         found_type = ir.RankedTensorType.get([dyn, n], element_type(torch.int64))

@@ -295,11 +295,26 @@ def decompose_baddbmm(op, rewriter):
     return _scaled_sum(op, rewriter, product, alpha_zero_drops=False)
 
 
+_UNROLLED_BATCHES = 32  # beyond this, one bmm + sum is the better program
+
+
 @register_decomposition("aten.addbmm")
 def decompose_addbmm(op, rewriter):
-    """aten.addbmm -> aten.bmm, aten.sum.dim_IntList, aten.mul.Scalar, aten.add.Tensor"""
+    """aten.addbmm -> aten.select.int, aten.addmm (one per batch, accumulating in ATen's order);
+    for a `?` or long batch: aten.bmm, aten.sum.dim_IntList, aten.mul.Scalar, aten.add.Tensor"""
     if _rejects(rewriter, "self", "batch1"):
         return None
+    a = rewriter.args
+    batches = rewriter.size(a["batch1"], 0)
+    if isinstance(batches, int) and 0 < batches <= _UNROLLED_BATCHES and a["alpha"] != 0:
+        # ATen's CPU kernel: result = addmm(beta * self, b1[0], b2[0]), then += b1[i] @ b2[i];
+        # the same order keeps float32 rounding equal to eager's.
+        acc, beta = a["self"], a["beta"]
+        for i in range(batches):
+            b1, b2 = (rewriter.aten("aten.select.int", a[k], 0, i) for k in ("batch1", "batch2"))
+            acc = rewriter.aten("aten.addmm", acc, b1, b2, beta=beta, alpha=a["alpha"])
+            beta = 1
+        return acc
     product = rewriter.aten("aten.bmm", rewriter.args["batch1"], rewriter.args["batch2"])
     summed = _sum(rewriter, product, [0], _dtype(op))
     return _scaled_sum(op, rewriter, summed, alpha_zero_drops=True)

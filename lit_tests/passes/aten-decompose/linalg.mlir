@@ -140,3 +140,17 @@ func.func @chain_matmul(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<4x5
   %0 = "aten.chain_matmul"(%a, %b, %c) {operandSegmentSizes = array<i32: 3>} : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
+
+// -----
+
+// addbmm over a static batch accumulates one addmm per batch element, in ATen's order.
+// CHECK-LABEL: func.func @addbmm_static_batch
+// CHECK: %[[A0:.*]] = "aten.select.int"(%arg1) {dim = 0 : i64, index = 0 : i64}
+// CHECK: %[[B0:.*]] = "aten.select.int"(%arg2) {dim = 0 : i64, index = 0 : i64}
+// CHECK: %[[ACC:.*]] = "aten.addmm"(%arg0, %[[A0]], %[[B0]]) {alpha = 2 : i64, beta = 3 : i64}
+// CHECK: "aten.addmm"(%[[ACC]], {{.*}}) {alpha = 2 : i64, beta = 1 : i64}
+// CHECK-NOT: aten.bmm
+func.func @addbmm_static_batch(%s: tensor<2x4xf32>, %a: tensor<2x2x5xf32>, %b: tensor<2x5x4xf32>) -> tensor<2x4xf32> {
+  %0 = "aten.addbmm"(%s, %a, %b) {beta = 3 : i64, alpha = 2 : i64} : (tensor<2x4xf32>, tensor<2x2x5xf32>, tensor<2x5x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}

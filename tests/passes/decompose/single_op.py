@@ -45,3 +45,18 @@ def single_op_program(
         [OutputSpec("user_output", f"out{i}") for i in range(len(result_types))],
     )
     return Program(module, {}, signature)
+
+
+def assert_decomposes_like(program: Program, tensors: list[torch.Tensor], **close):
+    """Decomposes `program`, asserts only target-set ops remain and that it computes what the
+    original computes (dtype and shape too); returns (expected, actual)."""
+    import aten_mlir
+    from aten_mlir.passes.decompose import ops_outside, target_set
+
+    expected = aten_mlir.run_reference(program, *tensors)
+    decomposed = aten_mlir.decompose(program)
+    assert not ops_outside(decomposed.module.operation, target_set()), str(decomposed)
+    actual = aten_mlir.run_reference(decomposed, *tensors)
+    assert actual.dtype == expected.dtype and actual.shape == expected.shape
+    torch.testing.assert_close(actual, expected, equal_nan=True, **close)
+    return expected, actual

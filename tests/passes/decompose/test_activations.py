@@ -9,7 +9,7 @@ import torch
 import aten_mlir
 from aten_mlir.passes.decompose import ops_outside, target_set
 
-from .single_op import single_op_program
+from .single_op import assert_decomposes_like, single_op_program
 
 SPECIAL = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-30, -50.0, 50.0])
 
@@ -69,12 +69,7 @@ def test_only_and_keep_choose_what_is_decomposed():
 
 def _check_tensors(op_name, tensors, dynamic=False, **kwargs):
     program = single_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
-    expected = aten_mlir.run_reference(program, *tensors)
-    decomposed = aten_mlir.decompose(program)
-    assert not ops_outside(decomposed.module.operation, target_set()), str(decomposed)
-    actual = aten_mlir.run_reference(decomposed, *tensors)
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    torch.testing.assert_close(actual, expected, equal_nan=True)
+    assert_decomposes_like(program, tensors)
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16, torch.float16])
