@@ -168,7 +168,9 @@ def _tables():
     from aten_mlir.passes.decompose.coverage import torch_table_coverage
 
     coverage = torch_table_coverage()
-    return KEPT_WHOLE, set(coverage.covered + coverage.kept + coverage.uncovered)
+    return KEPT_WHOLE, set(
+        coverage.covered + coverage.kept + coverage.in_target + coverage.uncovered
+    )
 
 
 if __name__ == "__main__":
