@@ -33,7 +33,7 @@ def test_model_decomposes_to_core_and_matches_eager(name):
     dec = decomposed(name)
     assert not ops_outside(dec.program.module.operation, target_set())
     assert_matches_eager(dec, dec.example_inputs)
-    assert_matches_eager(dec, MODEL_ZOO[name].make_inputs(batch=3, seed=1))
+    assert_matches_eager(dec, MODEL_ZOO[name].make_inputs(batch=MODEL_ZOO[name].batch, seed=1))
 
 
 def test_decomposing_rewrites_the_models_non_core_ops():
