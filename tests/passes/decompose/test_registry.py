@@ -143,3 +143,14 @@ def test_coverage_of_torchs_table_is_reported():
     parts = (coverage.covered, coverage.kept, coverage.in_target, coverage.uncovered)
     assert sum(map(len, parts)) == coverage.total
     assert str(coverage.total) in coverage.summary()
+
+
+def test_no_rule_builds_as_strided():
+    """Views decompose to views (or gathers), never to `as_strided`: its strides would bake the
+    example's memory layout into a value-semantic program."""
+    import inspect
+
+    for d in DECOMPOSITIONS.values():
+        fn = d.fn.func if hasattr(d.fn, "func") else d.fn
+        source = inspect.getsource(inspect.getmodule(fn))
+        assert '"aten.as_strided"' not in source, d.op_name
