@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 from mlir import ir
+from mlir.dialects import arith
 
 from aten_mlir.dialects import dtype_of, element_type
 
@@ -32,3 +33,21 @@ def tensor_of(op, sizes, elem: torch.dtype) -> ir.RankedTensorType:
 
 def has_runtime(sizes) -> bool:
     return any(isinstance(s, ir.Value) for s in sizes)
+
+
+def rank(v: ir.Value) -> int:
+    return ir.RankedTensorType(v.type).rank
+
+
+def numel(rewriter, x: ir.Value):
+    """The element count of x: an int, or a runtime index value."""
+    n = 1
+    for s in rewriter.sizes(x):
+        n = rewriter.index_arith(arith.MulIOp, n, s)
+    return n
+
+
+def int_list(values, n: int) -> list[int]:
+    """An `int[n]` argument as n ints (a single int or one-element list broadcasts, as in ATen)."""
+    values = [values] if isinstance(values, int) else list(values)
+    return values * n if len(values) == 1 else values

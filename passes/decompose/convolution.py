@@ -16,17 +16,8 @@ import torch
 from mlir import ir
 from mlir.dialects import arith
 
+from .common import int_list, rank
 from .registry import register_decomposition
-
-
-def _rank(v: ir.Value) -> int:
-    return ir.RankedTensorType(v.type).rank
-
-
-def _expand(values, n: int) -> list[int]:
-    """An `int[n]` argument as n ints (a single int or one-element list broadcasts, as in ATen)."""
-    values = [values] if isinstance(values, int) else list(values)
-    return values * n if len(values) == 1 else values
 
 
 def _convolution(rewriter, op, x, *, n, stride, padding, dilation, transposed, output_padding):
@@ -34,7 +25,7 @@ def _convolution(rewriter, op, x, *, n, stride, padding, dilation, transposed, o
     input; the result has `op`'s type."""
     a = rewriter.args
     result = ir.RankedTensorType(op.results[0].type)
-    unbatched = _rank(x) == n + 1
+    unbatched = rank(x) == n + 1
     if unbatched:
         x = rewriter.aten("aten.unsqueeze", x, 0)
         with op.location:
@@ -45,11 +36,11 @@ def _convolution(rewriter, op, x, *, n, stride, padding, dilation, transposed, o
         x,
         a["weight"],
         a["bias"],
-        _expand(stride, n),
-        _expand(padding, n),
-        _expand(dilation, n),
+        int_list(stride, n),
+        int_list(padding, n),
+        int_list(dilation, n),
         transposed,
-        _expand(output_padding, n),
+        int_list(output_padding, n),
         a["groups"],
         results=[result],
     )
@@ -97,7 +88,7 @@ def _same_padding(rewriter, x, n: int, dilation: list[int]):
 
 def _conv_padding_mode(n, op, rewriter):
     a = rewriter.args
-    x, dilation = a["input"], _expand(a["dilation"], n)
+    x, dilation = a["input"], int_list(a["dilation"], n)
     if a["padding"] == "valid":
         padding = [0] * n
     elif a["padding"] == "same":
@@ -165,10 +156,10 @@ def decompose_im2col(op, rewriter):
     spatial sizes must be static (they fix the number of blocks)."""
     a = rewriter.args
     x = a["self"]
-    kh, kw = _expand(a["kernel_size"], 2)
-    dh, dw = _expand(a["dilation"], 2)
-    ph, pw = _expand(a["padding"], 2)
-    sh, sw = _expand(a["stride"], 2)
+    kh, kw = int_list(a["kernel_size"], 2)
+    dh, dw = int_list(a["dilation"], 2)
+    ph, pw = int_list(a["padding"], 2)
+    sh, sw = int_list(a["stride"], 2)
     t = ir.RankedTensorType(x.type)
     if t.is_dynamic_dim(t.rank - 1) or t.is_dynamic_dim(t.rank - 2):
         return None  # the number of blocks would be a runtime size

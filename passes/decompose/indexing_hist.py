@@ -13,15 +13,9 @@ import torch
 from mlir.dialects import arith
 
 from .common import dtype
+from .common import numel as _numel
 from .registry import register_decomposition
 from .views import rank, view
-
-
-def _numel(rewriter, x):
-    numel = 1
-    for s in rewriter.sizes(x):
-        numel = rewriter.index_arith(arith.MulIOp, numel, s)
-    return numel
 
 
 def _scalar(rewriter, value, like):
@@ -112,7 +106,7 @@ def _histogramdd(rewriter, points, edges_per_dim, weight, density):
 
 
 def _rows(rewriter, x, d):
-    """numel(x) / d: the number of D-dim points."""
+    """_numel(x) / d: the number of D-dim points."""
     numel = _numel(rewriter, x)
     return numel // d if isinstance(numel, int) else rewriter.index_arith(arith.DivSIOp, numel, d)
 

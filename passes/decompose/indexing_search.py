@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import torch
 from mlir import ir
-from mlir.dialects import arith
 
 from aten_mlir.dialects import element_type
 
-from .common import to_dtype
+from .common import numel, to_dtype
 from .registry import register_decomposition
 from .views import broadcast_size, rank, result_type, view
 
@@ -109,13 +108,6 @@ def decompose_bucketize_scalar(op, rewriter):
     )
 
 
-def _numel(rewriter, x):
-    numel = 1
-    for s in rewriter.sizes(x):
-        numel = rewriter.index_arith(arith.MulIOp, numel, s)
-    return numel
-
-
 def _maybe_invert(rewriter, found):
     return rewriter.aten("aten.logical_not", found) if rewriter.args["invert"] else found
 
@@ -127,7 +119,7 @@ def decompose_isin(op, rewriter):
     decomposition does for small test sets (exact; memory numel(elements) x numel(test))"""
     elements, test = rewriter.args["elements"], rewriter.args["test_elements"]
     column = rewriter.aten("aten.unsqueeze", elements, -1)
-    row = view(rewriter, test, [_numel(rewriter, test)])
+    row = view(rewriter, test, [numel(rewriter, test)])
     equal = rewriter.aten("aten.eq.Tensor", column, row)
     found = rewriter.aten("aten.any.dim", equal, -1, results=result_type(op))
     return _maybe_invert(rewriter, found)

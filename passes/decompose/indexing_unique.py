@@ -5,17 +5,10 @@ accumulating `aten.index_put` for the counts. The result sizes depend on the dat
 from __future__ import annotations
 
 import torch
-from mlir.dialects import arith
 
+from .common import numel
 from .registry import keep_whole, register_decomposition
 from .views import rank, view
-
-
-def _numel(rewriter, x):
-    numel = 1
-    for s in rewriter.sizes(x):
-        numel = rewriter.index_arith(arith.MulIOp, numel, s)
-    return numel
 
 
 def _run_starts(rewriter, values, n: int):
@@ -71,7 +64,7 @@ def decompose_unique2(op, rewriter):
     stable, so that of equal values (-0.0, 0.0) the first one stands for them. Precondition: a
     static numel."""
     x = rewriter.args["self"]
-    n = _numel(rewriter, x)
+    n = numel(rewriter, x)
     if not isinstance(n, int):
         return None
     sort = rewriter.build(
@@ -88,7 +81,7 @@ def decompose_unique_consecutive(op, rewriter):
     aten.arange.start_step, aten.eq.Scalar, aten.logical_or, aten.masked_select, aten.cumsum,
     aten.index_put. Preconditions: dim=None (runs of elements, not of slices), a static numel."""
     x = rewriter.args["self"]
-    n = _numel(rewriter, x)
+    n = numel(rewriter, x)
     if rewriter.args["dim"] is not None or not isinstance(n, int):
         return None
     values = x if rank(x) == 1 else view(rewriter, x, [n])

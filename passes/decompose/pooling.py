@@ -14,14 +14,9 @@ from mlir.dialects import arith
 
 from aten_mlir.dialects import element_type
 
-from .common import dtype
+from .common import dtype, int_list
 from .registry import register_decomposition
 from .views import reshape, view
-
-
-def _expand(values, n: int) -> list[int]:
-    values = [values] if isinstance(values, int) else list(values)
-    return values * n if len(values) == 1 else values
 
 
 def _squeezed(rewriter, values, dim: int, types) -> list[ir.Value]:
@@ -35,10 +30,10 @@ def decompose_max_pool1d_with_indices(op, rewriter):
     """aten.max_pool1d_with_indices -> aten.unsqueeze, aten.max_pool2d_with_indices,
     aten.squeeze.dims: a pool over a height-1 plane, whose flat indices are the 1-d ones (ATen)"""
     a = rewriter.args
-    (kernel,) = _expand(a["kernel_size"], 1)
-    (stride,) = _expand(a["stride"], 1) if a["stride"] else (kernel,)
-    (padding,) = _expand(a["padding"], 1)
-    (dilation,) = _expand(a["dilation"], 1)
+    (kernel,) = int_list(a["kernel_size"], 1)
+    (stride,) = int_list(a["stride"], 1) if a["stride"] else (kernel,)
+    (padding,) = int_list(a["padding"], 1)
+    (dilation,) = int_list(a["dilation"], 1)
     x = rewriter.aten("aten.unsqueeze", a["self"], -2)
     pooled = rewriter.build(
         "aten.max_pool2d_with_indices",
@@ -85,7 +80,7 @@ for _n, _target in (
 
 def _adaptive_avg_pool(n: int, op, rewriter):
     a = rewriter.args
-    x, output_size = a["self"], _expand(a["output_size"], n)
+    x, output_size = a["self"], int_list(a["output_size"], n)
     if all(isinstance(s, int) and s == 1 for s in output_size):
         # ATen's own shortcut: a mean over the plane (pairwise summation, unlike the pool kernel)
         dims = list(range(-n, 0))
@@ -110,7 +105,7 @@ def decompose_adaptive_max_pool1d(op, rewriter):
     (ATen's own route)"""
     a = rewriter.args
     x = rewriter.aten("aten.unsqueeze", a["self"], -2)
-    (size,) = _expand(a["output_size"], 1)
+    (size,) = int_list(a["output_size"], 1)
     pooled = rewriter.build("aten.adaptive_max_pool2d", x, [1, size])
     return _squeezed(rewriter, pooled.results, -2, [r.type for r in op.results])
 
@@ -120,7 +115,7 @@ def _max_unpool(n: int, op, rewriter):
     the flattened plane, into zeros. Later duplicates win, as in ATen's serial CPU loop."""
     a = rewriter.args
     x, indices = a["self"], a["indices"]
-    output_size = _expand(a["output_size"], n)
+    output_size = int_list(a["output_size"], n)
     sizes = rewriter.sizes(x)
     lead = sizes[:-n]
     plane = 1
@@ -221,7 +216,7 @@ _ADAPTIVE_MAX_DOC = """aten.adaptive_max_pool{n}d -> aten.max_pool{n}d_with_indi
 
 def _adaptive_max_pool(n: int, op, rewriter):
     x = rewriter.args["self"]
-    out = _expand(rewriter.args["output_size"], n)
+    out = int_list(rewriter.args["output_size"], n)
     t = ir.RankedTensorType(x.type)
     spatial = range(t.rank - n, t.rank)
     if any(t.is_dynamic_dim(d) for d in spatial) or 0 in out:
@@ -318,7 +313,7 @@ def _fractional_plane_index(rewriter, samples, sizes, kernel, out) -> ir.Value:
 def _fractional_max_pool(n: int, op, rewriter):
     a = rewriter.args
     x, samples = a["self"], a["random_samples"]
-    kernel, out = _expand(a["kernel_size"], n), _expand(a["output_size"], n)
+    kernel, out = int_list(a["kernel_size"], n), int_list(a["output_size"], n)
     t = ir.RankedTensorType(x.type)
     if any(t.is_dynamic_dim(d) for d in range(t.rank - n, t.rank)):
         return None  # the flat plane index needs static plane sizes

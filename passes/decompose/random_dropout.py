@@ -12,15 +12,11 @@ import math
 import torch
 from mlir import ir
 
-from .common import dtype, tensor_of, to_dtype
+from .common import dtype, rank, tensor_of, to_dtype
 from .registry import register_decomposition
 
 # ATen's `_dropout_impl`: SELU's alpha * scale, the value alpha dropout drops to (negated).
 _ALPHA = 1.7580993408473766
-
-
-def _rank(value: ir.Value) -> int:
-    return ir.RankedTensorType(value.type).rank
 
 
 def _rand(rewriter, sizes, elem):
@@ -58,7 +54,7 @@ def _dropout_impl(op, rewriter, per_channel: bool, alpha: bool):
     x, p = a["input"], a["p"]
     if _unchanged(p, a["train"]):
         return x
-    if per_channel and _rank(x) < 2:
+    if per_channel and rank(x) < 2:
         return None  # ATen rejects it: feature dropout needs (N, C, ...)
     if p == 1:  # x * 0, not zeros: NaN and inf stay NaN as in ATen
         return rewriter.aten("aten.mul.Scalar", x, 0)

@@ -15,15 +15,12 @@ from mlir import ir
 
 from . import reductions_matrix, reductions_scans  # noqa: F401  (register rules)
 from .common import dtype, to_dtype
+from .common import rank as _rank
 from .registry import keep_whole, register_decomposition
 
 
 def _result_dtype(op):
     return dtype(op.results[0])
-
-
-def _rank(value: ir.Value) -> int:
-    return ir.RankedTensorType(value.type).rank
 
 
 @register_decomposition("aten.sum")

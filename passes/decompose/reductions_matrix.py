@@ -8,11 +8,8 @@ import math
 from mlir import ir
 
 from .common import _UPCAST, dtype, to_dtype
+from .common import rank as _rank
 from .registry import register_decomposition
-
-
-def _rank(value: ir.Value) -> int:
-    return ir.RankedTensorType(value.type).rank
 
 
 def _matrix_dims(x: ir.Value, dims) -> tuple[int, int] | None:

@@ -12,13 +12,9 @@ from __future__ import annotations
 import torch
 from mlir import ir
 
-from .common import _UPCAST, dtype, tensor_of, to_dtype
+from .common import _UPCAST, dtype, rank, tensor_of, to_dtype
 from .registry import register_decomposition
 from .sorting import shift
-
-
-def _rank(value: ir.Value) -> int:
-    return ir.RankedTensorType(value.type).rank
 
 
 def _scan_length(x: ir.Value, dim: int) -> int | None:
@@ -39,7 +35,7 @@ def _steps(n: int):
 
 def _scan(rewriter, x: ir.Value, dim: int, identity, combine) -> ir.Value:
     n = _scan_length(x, dim)
-    dim = dim % _rank(x) if _rank(x) else 0
+    dim = dim % rank(x) if rank(x) else 0
     for step in _steps(n):
         x = combine(rewriter, shift(rewriter, x, dim, step, identity), x)
     return x
@@ -116,11 +112,11 @@ def _cumulative_extreme(op, rewriter, largest: bool):
     if n is None:
         return None
     index_dtype = dtype(op.results[1])
-    if _rank(x) == 0:
+    if rank(x) == 0:
         return [x, rewriter.aten("aten.full", [], 0, dtype=index_dtype)]
-    dim = a["dim"] % _rank(x)
+    dim = a["dim"] % rank(x)
     positions = rewriter.aten("aten.arange.start_step", 0, n, 1, dtype=index_dtype)
-    positions = rewriter.aten("aten.view", positions, [n] + [1] * (_rank(x) - 1 - dim))
+    positions = rewriter.aten("aten.view", positions, [n] + [1] * (rank(x) - 1 - dim))
     sizes = rewriter.sizes(x)
     indices = rewriter.aten(
         "aten.expand", positions, sizes, results=[tensor_of(op, sizes, index_dtype)]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from mlir import ir
 
 from . import sorting_quantile  # noqa: F401  (registers quantile/nanquantile)
-from .common import dtype
+from .common import dtype, rank
 from .registry import register_decomposition
 
 # The second sort's key: run number in the high half, original index in the low one (dims
@@ -20,14 +20,10 @@ from .registry import register_decomposition
 _RUN_STRIDE = 2**32
 
 
-def _rank(value: ir.Value) -> int:
-    return ir.RankedTensorType(value.type).rank
-
-
 def pad_dim(rewriter, x: ir.Value, dim: int, front, back, value) -> ir.Value:
     """`x` padded along `dim` with `front`/`back` copies of `value` (constant_pad_nd's pad list
     starts at the last dim)."""
-    pad = [0, 0] * (_rank(x) - 1 - dim) + [front, back]
+    pad = [0, 0] * (rank(x) - 1 - dim) + [front, back]
     return rewriter.aten("aten.constant_pad_nd", x, pad, value)
 
 
@@ -56,9 +52,9 @@ def _sorted_runs(rewriter, values: ir.Value, dim: int, nan_equal: bool) -> ir.Va
 def stable_sort(rewriter, x: ir.Value, dim: int, descending: bool) -> list[ir.Value]:
     """Values and indices of a stable sort of `x` along `dim`, from two core sorts."""
     values, indices = rewriter.build("aten.sort", x, dim, descending).results
-    if _rank(x) == 0:
+    if rank(x) == 0:
         return [values, indices]
-    dim %= _rank(x)
+    dim %= rank(x)
     runs = _sorted_runs(rewriter, values, dim, nan_equal=True)
     keys = rewriter.aten(
         "aten.add.Tensor", rewriter.aten("aten.mul.Scalar", runs, _RUN_STRIDE), indices
@@ -120,9 +116,9 @@ def decompose_kthvalue(op, rewriter):
     if not isinstance(k, int):
         return None
     values, indices = rewriter.build("aten.sort", x, a["dim"]).results
-    if _rank(x) == 0:
+    if rank(x) == 0:
         return [values, indices]
-    dim = a["dim"] % _rank(x)
+    dim = a["dim"] % rank(x)
     out = [rewriter.aten("aten.slice.Tensor", t, dim, k - 1, k) for t in (values, indices)]
     return out if keepdim else [rewriter.aten("aten.squeeze.dims", t, [dim]) for t in out]
 
@@ -133,9 +129,9 @@ def _median_dim(op, rewriter, ignore_nan: bool):
     a = rewriter.args
     x, keepdim = a["self"], a["keepdim"]
     values, indices = rewriter.build("aten.sort", x, a["dim"]).results
-    if _rank(x) == 0:
+    if rank(x) == 0:
         return [values, indices]
-    dim = a["dim"] % _rank(x)
+    dim = a["dim"] % rank(x)
     nans = rewriter.aten("aten.isnan", values)
     count = rewriter.aten(
         "aten.sum.dim_IntList", rewriter.aten("aten.logical_not", nans), [dim], True
@@ -197,9 +193,9 @@ def decompose_mode(op, rewriter):
     last index at which it occurs"""
     a = rewriter.args
     x, keepdim = a["self"], a["keepdim"]
-    if _rank(x) == 0:
+    if rank(x) == 0:
         return [x, rewriter.aten("aten.full", [], 0, dtype=dtype(op.results[1]))]
-    dim = a["dim"] % _rank(x)
+    dim = a["dim"] % rank(x)
     values, indices = rewriter.build("aten.sort", x, dim).results
     runs = _sorted_runs(rewriter, values, dim, nan_equal=False)
     first = rewriter.aten("aten.slice.Tensor", runs, dim, 0, 1)

@@ -8,12 +8,8 @@ from __future__ import annotations
 import torch
 from mlir import ir
 
-from .common import dtype
+from .common import dtype, rank
 from .registry import register_decomposition
-
-
-def _rank(value: ir.Value) -> int:
-    return ir.RankedTensorType(value.type).rank
 
 
 def lerp(rewriter, start: ir.Value, end: ir.Value, weight: ir.Value) -> ir.Value:
@@ -31,12 +27,12 @@ def lerp(rewriter, start: ir.Value, end: ir.Value, weight: ir.Value) -> ir.Value
 
 def _sorted_last(rewriter, x: ir.Value, dim) -> ir.Value:
     """`x` sorted along `dim` moved last (flattened when `dim` is None)."""
-    if dim is None or _rank(x) == 0:
+    if dim is None or rank(x) == 0:
         x = rewriter.aten("aten.view", x, [-1])
     else:
-        dim %= _rank(x)
-        if dim != _rank(x) - 1:
-            order = [d for d in range(_rank(x)) if d != dim] + [dim]
+        dim %= rank(x)
+        if dim != rank(x) - 1:
+            order = [d for d in range(rank(x)) if d != dim] + [dim]
             x = rewriter.aten("aten.permute", x, order)
     return rewriter.build("aten.sort", x, -1).results[0]
 
@@ -49,7 +45,7 @@ def _ranks(rewriter, ordered: ir.Value, q: ir.Value, ignore_nan: bool) -> ir.Val
         count = rewriter.aten("aten.sum.dim_IntList", present, [-1], True)
         ranks = rewriter.aten("aten.mul.Tensor", q, rewriter.aten("aten.sub.Scalar", count, 1))
         return rewriter.aten("aten.clamp", ranks, 0)  # all NaN: rank 0, a NaN
-    n = ir.RankedTensorType(ordered.type).get_dim_size(_rank(ordered) - 1)
+    n = ir.RankedTensorType(ordered.type).get_dim_size(rank(ordered) - 1)
     if n >= 0:
         last = rewriter.aten("aten.scalar_tensor", n - 1, dtype=dtype(ordered))
     else:
@@ -82,7 +78,7 @@ def _interpolate(rewriter, ordered: ir.Value, ranks: ir.Value, mode: str) -> ir.
 def _quantile(op, rewriter, ignore_nan: bool):
     a = rewriter.args
     x, q, dim, keepdim = a["self"], a["q"], a["dim"], a["keepdim"]
-    if _rank(q) > 1 or a["interpolation"] not in (
+    if rank(q) > 1 or a["interpolation"] not in (
         "linear",
         "lower",
         "higher",
@@ -91,18 +87,18 @@ def _quantile(op, rewriter, ignore_nan: bool):
     ):
         return None
     ordered = _sorted_last(rewriter, x, dim)
-    qs = q if _rank(q) == 1 else rewriter.aten("aten.view", q, [1])
+    qs = q if rank(q) == 1 else rewriter.aten("aten.view", q, [1])
     ranks = _ranks(rewriter, ordered, qs, ignore_nan)
     out = _interpolate(rewriter, ordered, ranks, a["interpolation"])  # [..., Q]
-    lead = _rank(out) - 1
-    if _rank(q) == 0:
+    lead = rank(out) - 1
+    if rank(q) == 0:
         out = rewriter.aten("aten.squeeze.dims", out, [lead])
     elif lead:
         out = rewriter.aten("aten.permute", out, [lead, *range(lead)])
     if keepdim and dim is None:
-        out = rewriter.aten("aten.view", out, [-1] * _rank(q) + [1] * _rank(x))
-    elif keepdim and _rank(x):
-        out = rewriter.aten("aten.unsqueeze", out, dim % _rank(x) + _rank(q))
+        out = rewriter.aten("aten.view", out, [-1] * rank(q) + [1] * rank(x))
+    elif keepdim and rank(x):
+        out = rewriter.aten("aten.unsqueeze", out, dim % rank(x) + rank(q))
     return out
 
 

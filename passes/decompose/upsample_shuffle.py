@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mlir import ir
 from mlir.dialects import arith
 
+from .common import rank
 from .registry import register_decomposition
 from .views import reshape, result_type
 
@@ -18,10 +18,6 @@ def _div(rewriter, size, factor):
 
 def _mul(rewriter, a, b):
     return rewriter.index_arith(arith.MulIOp, a, b)
-
-
-def _rank(v: ir.Value) -> int:
-    return ir.RankedTensorType(v.type).rank
 
 
 @register_decomposition("aten.pixel_shuffle")
@@ -72,6 +68,6 @@ def decompose_native_channel_shuffle(op, rewriter):
     x, groups = rewriter.args["self"], rewriter.args["groups"]
     n, c, *rest = rewriter.sizes(x)
     split = reshape(rewriter, x, [n, groups, _div(rewriter, c, groups), *rest])
-    dims = [0, 2, 1, *range(3, _rank(x) + 1)]
+    dims = [0, 2, 1, *range(3, rank(x) + 1)]
     moved = rewriter.aten("aten.permute", split, dims)
     return reshape(rewriter, moved, [n, c, *rest], results=result_type(op))

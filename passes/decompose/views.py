@@ -18,12 +18,8 @@ from mlir.dialects import arith
 from aten_mlir.dialects import get_op_def
 
 from .common import dtype as _dtype
-from .common import tensor_of
+from .common import numel, rank, tensor_of  # noqa: F401  (re-exported)
 from .registry import register_decomposition
-
-
-def rank(v: ir.Value) -> int:
-    return ir.RankedTensorType(v.type).rank
 
 
 def result_type(op) -> list[ir.Type]:
@@ -84,14 +80,6 @@ def as_result(rewriter, op, value: ir.Value) -> ir.Value:
     if value.type == op.results[0].type:
         return value
     return view(rewriter, value, rewriter.sizes(value), results=result_type(op))
-
-
-def numel(rewriter, x: ir.Value):
-    """The element count of x: an int, or a runtime index value."""
-    n = 1
-    for s in rewriter.sizes(x):
-        n = rewriter.index_arith(arith.MulIOp, n, s)
-    return n
 
 
 # Ops whose result is a fresh contiguous tensor (BLAS outputs).
