@@ -8,6 +8,7 @@ before `dim`: a single advanced index keeps its place, so `src` already has the 
 
 from __future__ import annotations
 
+import torch
 from mlir.dialects import arith
 
 from . import (  # noqa: F401  (registers rules)
@@ -249,3 +250,33 @@ def decompose_embedding_bag_padding_idx(op, rewriter):
             return None
         padding_idx += rows
     return _embedding_bag(op, rewriter, -1 if padding_idx is None else padding_idx)
+
+
+@register_decomposition("aten.embedding_renorm")
+def decompose_embedding_renorm(op, rewriter):
+    """aten.embedding_renorm -> aten.linalg_vector_norm, aten.index_put, aten.where.self
+
+    Rows that `indices` names and whose norm exceeds max_norm are scaled by
+    max_norm / (norm + 1e-7), as ATen's kernel does row by row"""
+    a = rewriter.args
+    weight, indices, max_norm = a["self"], a["indices"], a["max_norm"]
+    if rank(weight) != 2:
+        return None
+    norms = rewriter.aten("aten.linalg_vector_norm", weight, a["norm_type"], [1], True)
+    n = rewriter.size(weight, 0)
+    rows = rewriter.aten(
+        "aten.full", [n], False, dtype=torch.bool, results=[tensor_of(op, [n], torch.bool)]
+    )
+    named = rewriter.aten("aten.scalar_tensor", True, dtype=torch.bool)
+    rows = rewriter.aten("aten.index_put", rows, [indices], named)
+    too_long = rewriter.aten(
+        "aten.logical_and",
+        rewriter.aten("aten.unsqueeze", rows, 1),
+        rewriter.aten("aten.gt.Scalar", norms, max_norm),
+    )
+    limit = rewriter.aten("aten.full_like", norms, max_norm)
+    scale = rewriter.aten("aten.div.Tensor", limit, rewriter.aten("aten.add.Tensor", norms, 1e-7))
+    scale = rewriter.aten(
+        "aten.where.self", too_long, scale, rewriter.aten("aten.full_like", scale, 1.0)
+    )
+    return rewriter.aten("aten.mul.Tensor", weight, scale, results=result_type(op))

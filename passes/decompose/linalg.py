@@ -91,7 +91,9 @@ def decompose_matmul(op, rewriter):
         row = rewriter.aten("aten.mm", rewriter.aten("aten.unsqueeze", a, 0), b)
         return rewriter.aten("aten.squeeze.dims", row, [0], results=res)
     if ra >= 3 and rb <= 2:  # fold a's batch dims into its rows: one mm
-        rows = reshape(rewriter, a, [-1, rewriter.size(a, -1)])
+        rows = reshape(
+            rewriter, a, [_product(rewriter, rewriter.sizes(a)[:-1]), rewriter.size(a, -1)]
+        )
         column = rewriter.aten("aten.unsqueeze", b, 1) if rb == 1 else b
         out = rewriter.aten("aten.mm", rows, column)
         sizes = rewriter.sizes(a)[:-1] + ([rewriter.size(b, 1)] if rb == 2 else [])
@@ -174,14 +176,33 @@ def decompose_inner(op, rewriter):
     )
 
 
+def _sum_unit_contractions(rewriter, a, b, dims_a, dims_b):
+    """ATen's tensordot lets a contracted dim of size 1 meet any size: the other side is summed
+    over that dim first (keepdim), so both are 1."""
+    sum_a, sum_b = [], []
+    for da, db in zip(dims_a, dims_b):
+        sa, sb = rewriter.size(a, da), rewriter.size(b, db)
+        if sa == 1 and sb != 1:
+            sum_b.append(db)
+        elif sb == 1 and sa != 1:
+            sum_a.append(da)
+    if sum_a:
+        a = rewriter.aten("aten.sum.dim_IntList", a, sum_a, True)
+    if sum_b:
+        b = rewriter.aten("aten.sum.dim_IntList", b, sum_b, True)
+    return a, b
+
+
 @register_decomposition("aten.tensordot")
 def decompose_tensordot(op, rewriter):
-    """aten.tensordot -> aten.permute, aten.view, aten.mm (free dims x contracted dims)"""
+    """aten.tensordot -> aten.permute, aten.view, aten.mm (free dims x contracted dims), with
+    aten.sum.dim_IntList where a contracted dim of size 1 meets a larger one"""
     a, b = rewriter.args["self"], rewriter.args["other"]
     dims_a = [d % rank(a) for d in rewriter.args["dims_self"]]
     dims_b = [d % rank(b) for d in rewriter.args["dims_other"]]
     free_a = [d for d in range(rank(a)) if d not in dims_a]
     free_b = [d for d in range(rank(b)) if d not in dims_b]
+    a, b = _sum_unit_contractions(rewriter, a, b, dims_a, dims_b)
     sizes_a, sizes_b = rewriter.sizes(a), rewriter.sizes(b)
     contracted = _product(rewriter, [sizes_a[d] for d in dims_a])
     rows = _product(rewriter, [sizes_a[d] for d in free_a])

@@ -11,7 +11,7 @@ import aten_mlir
 from aten_mlir.passes.decompose import ops_outside, target_set
 
 from .samples import check_opinfo_samples
-from .single_op import single_op_program
+from .single_op import assert_decomposes_like, single_op_program
 
 NAN, INF = float("nan"), float("inf")
 
@@ -383,3 +383,20 @@ def test_opinfo_samples():
         ],
         limit=1,
     )
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+@pytest.mark.parametrize("norm_type", [2.0, 1.0])
+def test_embedding_renorm_scales_only_named_long_rows(norm_type, dynamic):
+    weight = torch.tensor([[3.0, 4.0], [0.1, 0.2], [6.0, 8.0], [-5.0, 12.0]])
+    indices = torch.tensor([[0, 1], [0, 3]])  # row 2 is long but not named: unchanged
+    program = single_op_program(
+        "aten.embedding_renorm",
+        [weight, indices],
+        dynamic=dynamic,
+        max_norm=2.5,
+        norm_type=norm_type,
+    )
+    _, actual = assert_decomposes_like(program, [weight, indices])
+    assert torch.equal(actual[2], weight[2]) and torch.equal(actual[1], weight[1])
+    assert torch.linalg.vector_norm(actual[3], norm_type) <= 2.5 + 1e-5
