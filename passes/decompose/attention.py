@@ -123,13 +123,21 @@ def _safe_softmax(rewriter, scores: ir.Value) -> ir.Value:
     return rewriter.aten("aten.where.self", any_live, probs, zeros)
 
 
+def _lift(rewriter, t, rank: int, target: int):
+    for _ in range(target - rank):
+        t = rewriter.aten("aten.unsqueeze", t, 0)
+    return t
+
+
 def _sdpa_inputs(op, rewriter):
     """(q, k, v, scale) after GQA head repetition, or None when the rule does not apply."""
     a = rewriter.args
     q, k, v = a["query"], a["key"], a["value"]
-    ranks = {ir.RankedTensorType(t.type).rank for t in (q, k, v)}
-    if a["dropout_p"] != 0 or len(ranks) != 1 or ranks.pop() < 3:
-        return None  # dropout is random; batch dims of different ranks are left to ATen
+    ranks = [ir.RankedTensorType(t.type).rank for t in (q, k, v)]
+    if min(ranks) < 3:
+        return None
+    # Batch dims broadcast from the right, as in ATen's math path: lift the lower-rank operands.
+    q, k, v = (_lift(rewriter, t, r, max(ranks)) for t, r in zip((q, k, v), ranks))
     if a["is_causal"] and a["attn_mask"] is not None:
         return None  # an error in ATen
     scale = a["scale"]
@@ -154,7 +162,9 @@ def decompose_scaled_dot_product_attention(op, rewriter):
     aten.bmm,
     aten.mul.Scalar, aten.arange.start_step, aten.unsqueeze, aten.ge.Tensor, aten.scalar_tensor,
     aten.where.self, aten.add.Tensor, aten._softmax, aten.ne.Scalar, aten.any.dim,
-    aten.full_like. The math path: softmax(q @ k^T * scale + mask) @ v; dropout_p == 0 only."""
+    aten.full_like, aten.native_dropout.
+
+    The math path: dropout(softmax(q @ k^T * scale + mask)) @ v."""
     inputs = _sdpa_inputs(op, rewriter)
     if inputs is None:
         return None
@@ -181,6 +191,10 @@ def decompose_scaled_dot_product_attention(op, rewriter):
         probs = _safe_softmax(rewriter, scores)
     else:
         probs = rewriter.aten("aten._softmax", scores, -1, False)
+    if rewriter.args["dropout_p"]:
+        # ATen's math path drops attention weights (scaled by 1 / (1 - p)) before `@ v`.
+        probs = rewriter.build("aten.native_dropout", probs, rewriter.args["dropout_p"], True)
+        probs = probs.results[0]
     v_sizes = rewriter.sizes(v)
     out = rewriter.aten(
         "aten.bmm",
