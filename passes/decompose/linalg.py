@@ -91,9 +91,10 @@ def decompose_matmul(op, rewriter):
         row = rewriter.aten("aten.mm", rewriter.aten("aten.unsqueeze", a, 0), b)
         return rewriter.aten("aten.squeeze.dims", row, [0], results=res)
     if ra >= 3 and rb <= 2:  # fold a's batch dims into its rows: one mm
-        rows = reshape(
-            rewriter, a, [_product(rewriter, rewriter.sizes(a)[:-1]), rewriter.size(a, -1)]
-        )
+        k = rewriter.size(a, -1)
+        # -1 is the simplest row count, but cannot be inferred when k may be 0.
+        lead = -1 if isinstance(k, int) and k else _product(rewriter, rewriter.sizes(a)[:-1])
+        rows = reshape(rewriter, a, [lead, k])
         column = rewriter.aten("aten.unsqueeze", b, 1) if rb == 1 else b
         out = rewriter.aten("aten.mm", rows, column)
         sizes = rewriter.sizes(a)[:-1] + ([rewriter.size(b, 1)] if rb == 2 else [])
