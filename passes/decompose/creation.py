@@ -14,6 +14,19 @@ from .common import dtype, to_dtype
 from .registry import register_decomposition
 
 
+def _factory(op, rewriter, op_name: str, *args, **kwargs):
+    """`op_name(*args)` with the rewritten factory's result type, dtype stated, and its
+    layout/device/pin_memory passed on."""
+    return rewriter.aten(
+        op_name,
+        *args,
+        dtype=dtype(op.results[0]),
+        results=[op.results[0].type],
+        **_factory_kwargs(rewriter),
+        **kwargs,
+    )
+
+
 def _factory_kwargs(rewriter) -> dict:
     return {k: rewriter.args.get(k) for k in ("layout", "device", "pin_memory")}
 
@@ -23,14 +36,7 @@ def _register_full(op_name: str, fill) -> None:
 
     def rule(op, rewriter):
         value = rewriter.args["fill_value"] if fill is None else fill
-        return rewriter.aten(
-            "aten.full",
-            rewriter.args["size"],
-            value,
-            dtype=dtype(op.results[0]),
-            results=[op.results[0].type],
-            **_factory_kwargs(rewriter),
-        )
+        return _factory(op, rewriter, "aten.full", rewriter.args["size"], value)
 
     rule.__name__ = "decompose_" + op_name.removeprefix("aten.")
     rule.__doc__ = f"{op_name} -> aten.full"
@@ -104,30 +110,14 @@ def decompose_multiply(op, rewriter):
 @register_decomposition("aten.arange")
 def decompose_arange(op, rewriter):
     """aten.arange -> aten.arange.start_step (from 0, step 1, the result dtype stated)"""
-    return rewriter.aten(
-        "aten.arange.start_step",
-        0,
-        rewriter.args["end"],
-        1,
-        dtype=dtype(op.results[0]),
-        results=[op.results[0].type],
-        **_factory_kwargs(rewriter),
-    )
+    return _factory(op, rewriter, "aten.arange.start_step", 0, rewriter.args["end"], 1)
 
 
 @register_decomposition("aten.arange.start")
 def decompose_arange_start(op, rewriter):
     """aten.arange.start -> aten.arange.start_step (step 1, the result dtype stated)"""
     a = rewriter.args
-    return rewriter.aten(
-        "aten.arange.start_step",
-        a["start"],
-        a["end"],
-        1,
-        dtype=dtype(op.results[0]),
-        results=[op.results[0].type],
-        **_factory_kwargs(rewriter),
-    )
+    return _factory(op, rewriter, "aten.arange.start_step", a["start"], a["end"], 1)
 
 
 def _endpoint(rewriter, value, elem: torch.dtype) -> ir.Value:
@@ -213,39 +203,20 @@ for _overload in ("", ".Tensor_Tensor", ".Tensor_Scalar", ".Scalar_Tensor"):
 def decompose_empty_like(op, rewriter):
     """aten.empty_like -> aten.empty.memory_format (the sizes of `self`, the result dtype)"""
     x = rewriter.args["self"]
-    return rewriter.aten(
-        "aten.empty.memory_format",
-        rewriter.sizes(x),
-        dtype=dtype(op.results[0]),
-        results=[op.results[0].type],
-        **_factory_kwargs(rewriter),
-    )
+    return _factory(op, rewriter, "aten.empty.memory_format", rewriter.sizes(x))
 
 
 @register_decomposition("aten.new_empty")
 def decompose_new_empty(op, rewriter):
     """aten.new_empty -> aten.empty.memory_format (`self`'s dtype unless given)"""
-    return rewriter.aten(
-        "aten.empty.memory_format",
-        rewriter.args["size"],
-        dtype=dtype(op.results[0]),
-        results=[op.results[0].type],
-        **_factory_kwargs(rewriter),
-    )
+    return _factory(op, rewriter, "aten.empty.memory_format", rewriter.args["size"])
 
 
 @register_decomposition("aten.new_empty_strided")
 def decompose_new_empty_strided(op, rewriter):
     """aten.new_empty_strided -> aten.empty_strided (`self`'s dtype unless given)"""
     a = rewriter.args
-    return rewriter.aten(
-        "aten.empty_strided",
-        a["size"],
-        a["stride"],
-        dtype=dtype(op.results[0]),
-        results=[op.results[0].type],
-        **_factory_kwargs(rewriter),
-    )
+    return _factory(op, rewriter, "aten.empty_strided", a["size"], a["stride"])
 
 
 @register_decomposition("aten.empty_permuted")
@@ -257,14 +228,7 @@ def decompose_empty_permuted(op, rewriter):
     for d in reversed(layout):
         strides[d] = running
         running = rewriter.index_arith(arith.MulIOp, running, size[d])
-    return rewriter.aten(
-        "aten.empty_strided",
-        size,
-        strides,
-        dtype=dtype(op.results[0]),
-        results=[op.results[0].type],
-        **_factory_kwargs(rewriter),
-    )
+    return _factory(op, rewriter, "aten.empty_strided", size, strides)
 
 
 @register_decomposition("aten.zero")
