@@ -43,9 +43,7 @@ ALIASES = {
 
 def _register_alias(op_name: str, target: str) -> None:
     def rule(op, rewriter):
-        args = dict(rewriter.args)
-        first = [args.pop("self")] if "self" in args else []  # `self` clashes with the method's
-        return rewriter.aten(target, *first, results=[op.results[0].type], **args)
+        return rewriter.aten(target, results=[op.results[0].type], **rewriter.args)
 
     rule.__name__ = "decompose_" + op_name.removeprefix("aten.").replace(".", "_")
     rule.__doc__ = f"{op_name} -> {target} (an alias)"

@@ -89,8 +89,9 @@ class DecompositionRewriter:
             op.erase()
         self.created.clear()
 
-    def build(self, op_name: str, *args, results: Sequence[ir.Type] | None = None, **kwargs):
-        """The new aten `ir.Operation` (all its results)."""
+    def build(self, op_name: str, /, *args, results: Sequence[ir.Type] | None = None, **kwargs):
+        """The new aten `ir.Operation` (all its results); schema arguments may be passed by name,
+        `self` included."""
         with self.op.location:  # also the context type construction needs
             # Materialise the ints of mixed size lists here, so that discard() sees them too.
             args = [self._sizes_as_values(a) for a in args]
@@ -104,7 +105,7 @@ class DecompositionRewriter:
                 return [self._index(v) for v in arg]
         return arg
 
-    def aten(self, op_name: str, *args, results: Sequence[ir.Type] | None = None, **kwargs):
+    def aten(self, op_name: str, /, *args, results: Sequence[ir.Type] | None = None, **kwargs):
         """The single result of a new aten op."""
         op = self.build(op_name, *args, results=results, **kwargs)
         if len(op.results) != 1:
