@@ -1,0 +1,1 @@
+"""Backends: the reference interpreter, and `compile()` for native CPU code."""

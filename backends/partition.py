@@ -1,0 +1,221 @@
+"""Splitting `@main` after aten-to-linalg into compiled segments and eager fallback steps.
+
+Ops the lowering left (aten ops) run with their eager kernel; every maximal run of other ops
+between them becomes one `func.func @segment<k>`. Values crossing a boundary are tensors; scalars
+(constants, sizes) are recomputed where they are used: pure scalar ops are cloned into each
+segment that needs them, and the runtime evaluates the ones an eager op needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlir import ir
+from mlir.dialects import func
+
+from aten_mlir.dialects import describe_location
+
+CAST = "builtin.unrealized_conversion_cast"
+
+
+@dataclass
+class Step:
+    kind: str  # "native" (a segment function), "eager" (an aten op), "cast" (bool <-> i8 view)
+    inputs: list[ir.Value]
+    outputs: list[ir.Value]
+    op: ir.Operation | None = None  # the aten op or cast (eager / cast steps)
+    function: str = ""  # native steps: the segment's function name
+    ops: list[ir.Operation] = field(default_factory=list)
+
+
+def _is_tensor(v: ir.Value) -> bool:
+    return isinstance(v.type, ir.RankedTensorType)
+
+
+def _is_pure_scalar_op(op: ir.Operation) -> bool:
+    return op.name.startswith("arith.") or op.name in ("tensor.dim",)
+
+
+def plan_steps(block: ir.Block) -> list[Step]:
+    """The steps of `block` in order (before outlining)."""
+    steps: list[Step] = []
+    current: list[ir.Operation] = []
+    for op in block.operations:
+        op = op.operation
+        if op.name == "func.return":
+            break
+        if op.name.startswith("aten.") or op.name == CAST:
+            if current:
+                steps.append(Step("native", [], [], ops=current))
+                current = []
+            kind = "cast" if op.name == CAST else "eager"
+            steps.append(Step(kind, list(op.operands), list(op.results), op=op))
+        elif _is_pure_scalar_op(op) and not any(_is_tensor(r) for r in op.results):
+            continue  # recomputed where it is used
+        else:
+            current.append(op)
+    if current:
+        steps.append(Step("native", [], [], ops=current))
+    return steps
+
+
+SEGMENT_TAG = "aten.segment"
+
+
+def _segment_of(op: ir.Operation) -> int | None:
+    """The segment tag of the top-level op of `@main` that holds `op` (or is it)."""
+    while op is not None:
+        if SEGMENT_TAG in op.attributes:
+            return ir.IntegerAttr(op.attributes[SEGMENT_TAG]).value
+        parent = op.parent
+        op = parent.operation if parent is not None else None
+        if op is not None and op.name == "func.func":
+            return None
+    return None
+
+
+def _inside(op: ir.Operation, segment: int) -> bool:
+    return _segment_of(op) == segment
+
+
+def outline(module: ir.Module, main: ir.Operation) -> list[Step]:
+    """Outlines every native run of `main` into `@segment<k>`; returns the steps. `main` is
+    left holding only the eager ops, casts and scalar ops (it is not compiled)."""
+    block = main.regions[0].blocks[0]
+    steps = plan_steps(block)
+    k = 0
+    for s in steps:
+        if s.kind != "native":
+            continue
+        members = k
+        tag = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, context=module.context), k)
+        for op in s.ops:
+            op.attributes[SEGMENT_TAG] = tag
+        _pull_scalars(s, members)
+        for op in s.ops:
+            op.attributes[SEGMENT_TAG] = tag
+        inputs, outputs = [], []
+        def collect(nested):
+            for v in nested.operands:
+                if not _defined_inside(v, members) and v not in inputs:
+                    if not _is_tensor(v):
+                        raise NotImplementedError(f"scalar value {v} crosses a segment boundary")
+                    inputs.append(v)
+
+        for op in s.ops:
+            _each_nested(op, collect)
+            for r in op.results:
+                if _used_outside(r, members):
+                    outputs.append(r)
+        s.function, s.inputs, s.outputs = f"segment{k}", inputs, outputs
+        for op in s.ops:
+            del op.attributes[SEGMENT_TAG]
+        _make_function(module, s)
+        k += 1
+    return steps
+
+
+def _each_nested(op: ir.Operation, fn) -> None:
+    """Calls `fn` on `op` and every op nested in it. The op objects a walk hands out must not
+    outlive its callback (the bindings invalidate them), so `fn` does its work there."""
+
+    def visit(o):
+        fn(o.operation)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+
+
+def _owner_op(v: ir.Value):
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation
+
+
+def _defined_inside(v: ir.Value, members: int) -> bool:
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return _inside(owner.owner.operation, members)
+    return _inside(owner.operation, members)
+
+
+def _used_outside(r: ir.Value, members: int) -> bool:
+    return any(not _inside(u.owner.operation, members) for u in r.uses)
+
+
+def _pull_scalars(s: Step, members: int) -> None:
+    """Clones the pure scalar ops a segment reads (constants, sizes) into it, in order."""
+    needed: list[ir.Operation] = []
+
+    def need(v):
+        owner = _owner_op(v)
+        if owner is None or _inside(owner, members) or _is_tensor(v) or owner in needed:
+            return
+        if not _is_pure_scalar_op(owner):
+            return
+        for o in owner.operands:
+            need(o)
+        needed.append(owner)
+
+    for op in list(s.ops):
+        _each_nested(op, lambda nested: [need(v) for v in nested.operands])
+    clones, mapping = [], {}
+    first = s.ops[0]
+    for owner in needed:
+        clone = owner.clone(ir.InsertionPoint(first)).operation
+        for i, v in enumerate(clone.operands):
+            if v in mapping:
+                clone.operands[i] = mapping[v]
+        mapping.update(zip(owner.results, clone.results))
+        clones.append(clone)
+    def remap(nested):
+        for i, v in enumerate(nested.operands):
+            if v in mapping:
+                nested.operands[i] = mapping[v]
+
+    for op in s.ops:
+        _each_nested(op, remap)
+    s.ops[:0] = clones
+
+
+def _function_of(op: ir.Operation) -> str | None:
+    """The name of the `func.func` around `op`."""
+    while op is not None and op.name != "func.func":
+        parent = op.parent
+        op = parent.operation if parent is not None else None
+    return ir.StringAttr(op.attributes["sym_name"]).value if op is not None else None
+
+
+def _make_function(module: ir.Module, s: Step) -> None:
+    """Creates `@<s.function>` from the step's ops and leaves a `func.call` to it in their
+    place, so `@main` stays a valid program: calls, eager ops, casts and scalar glue."""
+    first = s.ops[0]
+    caller = _function_of(first)
+    with first.location, ir.InsertionPoint(module.body):
+        ftype = ir.FunctionType.get([v.type for v in s.inputs], [v.type for v in s.outputs])
+        fn = func.FuncOp(s.function, ftype)
+        entry = fn.add_entry_block()
+    with first.location, ir.InsertionPoint(first):
+        call = func.CallOp([v.type for v in s.outputs], s.function, s.inputs)
+    with first.location, ir.InsertionPoint(entry):
+        ret = func.ReturnOp(s.outputs)
+    for op in s.ops:
+        op.move_before(ret.operation)
+    for old, new in zip(s.outputs, call.results):
+        _replace_uses_in(old, new, caller)
+    for v, arg in zip(s.inputs, entry.arguments):
+        _replace_uses_in(v, arg, s.function)
+    s.op, s.inputs, s.outputs, s.ops = call.operation, list(call.operands), list(call.results), []
+
+
+def _replace_uses_in(old: ir.Value, new: ir.Value, function: str) -> None:
+    """Replaces the uses of `old` inside `@function` (nested regions included) with `new`."""
+    for use in list(old.uses):
+        owner = use.owner.operation
+        if _function_of(owner) == function:
+            owner.operands[use.operand_number] = new
+
+
+def describe_op(op: ir.Operation) -> str:
+    return f"{op.name} at {describe_location(op.location)}"

@@ -1,0 +1,146 @@
+"""`CompiledProgram`: runs `@main` (calls to native segments, eager fallbacks) on torch tensors.
+
+The runtime contract (shared/DESIGN.md section 6): state bound once, called like the exported
+module (args/kwargs), returns the module's pytree, writes mutated buffers back, checks inputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from mlir import ir
+
+from aten_mlir.backends.reference.interpreter import (
+    REFERENCE_KERNELS,
+    _check_input,
+    _run_aten,
+    _user_outputs,
+)
+from aten_mlir.dialects import describe_location, dtype_of
+from aten_mlir.frontend.program import Program
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """An op run with its eager kernel, and where the user wrote it."""
+
+    op: str
+    location: str
+
+    def __str__(self) -> str:
+        return f"{self.op} ({self.location})"
+
+
+def _storage_view(t: torch.Tensor) -> torch.Tensor:
+    return t.view(torch.int8) if t.dtype == torch.bool else t
+
+
+class CompiledProgram:
+    """A compiled program: call it like the exported module."""
+
+    def __init__(self, program: Program, main: ir.Operation, fallbacks, library):
+        self.program = program
+        self.state = program.state
+        self.signature = program.signature
+        self.fallbacks: list[Fallback] = list(fallbacks)
+        self.library = library
+        self._main = main  # kept alive: the plan the runtime walks
+        ftype = ir.FunctionType(ir.TypeAttr(program.main.attributes["function_type"]).value)
+        self._result_types = list(ftype.results)
+        self._block = main.regions[0].blocks[0]
+        self._ops = [op.operation for op in self._block.operations]
+        self._functions = {}
+        for op in self._ops:
+            if op.name == "func.call":
+                name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+                if name not in self._functions:
+                    self._functions[name] = library.function(
+                        name,
+                        [str(_memref(v.type)) for v in op.operands],
+                        [str(_memref(r.type)) for r in op.results],
+                    )
+
+    def __repr__(self) -> str:
+        return (
+            f"CompiledProgram({len(self._functions)} native segment(s), "
+            f"{len(self.fallbacks)} fallback(s))"
+        )
+
+    def _flatten(self, args, kwargs) -> list[torch.Tensor]:
+        leaves, spec = torch.utils._pytree.tree_flatten((tuple(args), dict(kwargs)))
+        in_spec = self.signature.in_spec
+        if in_spec is not None and spec != in_spec:
+            raise ValueError(
+                "the arguments do not have the structure the program was exported with: "
+                f"expected {in_spec}, got {spec}"
+            )
+        return [x for x in leaves if isinstance(x, torch.Tensor)]
+
+    def __call__(self, *args, **kwargs):
+        user_inputs = self._flatten(args, kwargs)
+        env = self._bind(user_inputs)
+        returned = None
+        with torch.no_grad():
+            for op in self._ops:
+                if op.name == "func.return":
+                    returned = [
+                        _as_type(env[v], t) for v, t in zip(op.operands, self._result_types)
+                    ]
+                    break
+                env.update(zip(op.results, self._run(op, env)))
+        return _user_outputs(self.program, returned, user_inputs)
+
+    def _bind(self, user_inputs) -> dict:
+        specs = self.signature.inputs
+        n_user = sum(s.role == "user_input" for s in specs)
+        if len(user_inputs) != n_user:
+            raise ValueError(f"expected {n_user} tensor inputs, got {len(user_inputs)}")
+        env, it = {}, enumerate(user_inputs)
+        declared = self.program.main.regions[0].blocks[0].arguments  # types before lowering
+        for spec, arg, declared_arg in zip(specs, self._block.arguments, declared):
+            if spec.role == "user_input":
+                index, value = next(it)
+                _check_input(declared_arg, value, index)
+                if value.device.type != "cpu":
+                    raise ValueError(f"user input #{index} is on {value.device}; expected cpu")
+            else:
+                value = self.state.get(spec.name)
+                if value is None:
+                    raise ValueError(f"the program's state has no {spec.role} '{spec.name}'")
+            env[arg] = value
+        return env
+
+    def _run(self, op: ir.Operation, env: dict) -> list:
+        if op.name == "func.call":
+            name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+            outs = self._functions[name](*[_storage_view(env[v]) for v in op.operands])
+            return [_as_type(t, r.type) for t, r in zip(outs, op.results)]
+        if op.name == "builtin.unrealized_conversion_cast":
+            return [_as_type(env[op.operands[0]], op.results[0].type)]
+        if op.name.startswith("aten."):
+            try:
+                return _run_aten(op, env)
+            except Exception as e:
+                raise RuntimeError(
+                    f"{describe_location(op.location)}: fallback '{op.name}' failed in eager: "
+                    f"{type(e).__name__}: {e}"
+                ) from e
+        return [REFERENCE_KERNELS[op.name](op, *[env[v] for v in op.operands])]
+
+
+def _memref(t: ir.Type) -> str:
+    """The memref type a tensor argument has after bufferization (identity layout)."""
+    t = ir.RankedTensorType(t)
+    shape = "x".join("?" if t.is_dynamic_dim(i) else str(t.get_dim_size(i)) for i in range(t.rank))
+    return f"memref<{shape + 'x' if shape else ''}{t.element_type}>"
+
+
+def _as_type(value: torch.Tensor, t: ir.Type) -> torch.Tensor:
+    """A tensor as the runtime type `t` says: bool tensors travel as int8 bytes."""
+    want = dtype_of(ir.RankedTensorType(t).element_type)
+    if value.dtype == want:
+        return value
+    if {value.dtype, want} == {torch.bool, torch.int8}:
+        return value.view(want)
+    raise TypeError(f"runtime value of dtype {value.dtype} where {want} is expected")

@@ -1,0 +1,248 @@
+"""`LoweringRewriter`: what a lowering rule builds with (tensors, linalg.generic, scalar casts).
+
+Everything is inserted before the op being lowered, with its location, so diagnostics from later
+stages still name the user's line. Builders take and return `ir.Value`s; sizes are ints when
+static and `index` values when dynamic (never an example size baked in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mlir import ir
+from mlir.dialects import arith, linalg, tensor
+
+from ..decompose.registry import DecompositionRewriter
+
+PARALLEL = linalg.IteratorType.parallel
+REDUCTION = linalg.IteratorType.reduction
+
+
+def is_float(t: ir.Type) -> bool:
+    return isinstance(t, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
+
+
+def is_int(t: ir.Type) -> bool:
+    return isinstance(t, ir.IntegerType)
+
+
+def width(t: ir.Type) -> int:
+    if is_int(t):
+        return ir.IntegerType(t).width
+    return {ir.F16Type: 16, ir.BF16Type: 16, ir.F32Type: 32, ir.F64Type: 64}[type(t)]
+
+
+def elem(value_or_type) -> ir.Type:
+    t = value_or_type.type if isinstance(value_or_type, ir.Value) else value_or_type
+    return ir.ShapedType(t).element_type if isinstance(t, ir.ShapedType) else t
+
+
+def tensor_type(t_or_v) -> ir.RankedTensorType:
+    return ir.RankedTensorType(t_or_v.type if isinstance(t_or_v, ir.Value) else t_or_v)
+
+
+class LoweringRewriter(DecompositionRewriter):
+    """Builds before `op`; `discard()` erases every top-level op a rule built."""
+
+    def __init__(self, op: ir.Operation, rewriter):
+        super().__init__(op, rewriter)
+        self._ops_before = self._block_len()
+        self.args = {k: self._stored(v) for k, v in self.args.items()}
+
+    # -- bool tensors are stored as i8 (LLVM cannot store memrefs of i1) -----------------------
+    def _stored(self, v):
+        if isinstance(v, list):
+            return [self._stored(x) for x in v]
+        if isinstance(v, ir.Value) and isinstance(v.type, ir.RankedTensorType):
+            return to_storage(v, self.at)
+        return v
+
+    def finish(self, values: list) -> list:
+        """Results built in storage types, cast back to the op's (bool) result types."""
+        out = []
+        for v, r in zip(values, self.op.results):
+            if isinstance(v, ir.Value) and v.type != r.type and v.type == storage_type(r.type):
+                with self.at():
+                    v = ir.Operation.create(
+                        "builtin.unrealized_conversion_cast", results=[r.type], operands=[v]
+                    ).result
+            out.append(v)
+        return out
+
+    # -- bookkeeping -------------------------------------------------------------------------
+    def _block_ops(self):
+        return self.op.operation.block.operations
+
+    def _block_len(self) -> int:
+        return len(self._block_ops())
+
+    def discard(self) -> None:
+        super().discard()
+        ops = self._block_ops()
+        extra = len(ops) - self._ops_before
+        if extra <= 0:
+            return
+        all_ops = list(ops)
+        at = next(i for i, o in enumerate(all_ops) if o.operation == self.op)
+        for o in reversed(all_ops[at - extra : at]):
+            o.operation.erase()
+
+    def at(self):
+        """Context: insert before the op, with its location (`with rw.at(): arith.addf(...)`)."""
+        return _At(self.op)
+
+    # -- types and values --------------------------------------------------------------------
+    def result_type(self, i: int = 0) -> ir.RankedTensorType:
+        """The type of result `i` as rules build it (bool tensors as i8)."""
+        return storage_type(ir.RankedTensorType(self.op.results[i].type))
+
+    def const(self, value, t: ir.Type) -> ir.Value:
+        """A scalar `arith.constant` of type `t` (float, int, i1 or index)."""
+        with self.at():
+            if is_float(t):
+                attr = ir.FloatAttr.get(t, float(value))
+            elif isinstance(t, ir.IndexType):
+                attr = ir.IntegerAttr.get(t, int(value))
+            elif ir.IntegerType(t).width == 1:
+                attr = ir.IntegerAttr.get(t, 1 if value else 0)
+            else:
+                attr = ir.IntegerAttr.get(t, _wrap_int(int(value), ir.IntegerType(t).width))
+            return arith.ConstantOp(t, attr).result
+
+    def empty(self, t: ir.RankedTensorType, sizes: Sequence[int | ir.Value]) -> ir.Value:
+        """`tensor.empty` of type `t`; `sizes` gives the dynamic dims (ints or index values)."""
+        mixed = [self._index(s) if t.is_dynamic_dim(d) else t.get_dim_size(d) for d, s in
+                 enumerate(sizes)]
+        with self.at():
+            return tensor.EmptyOp(mixed, t.element_type).result
+
+    def fill(self, scalar: ir.Value, dest: ir.Value) -> ir.Value:
+        with self.at():
+            return linalg.fill(scalar, outs=[dest])
+
+    def full(self, t: ir.RankedTensorType, sizes, value) -> ir.Value:
+        """A tensor of type `t` filled with the Python number `value`."""
+        return self.fill(self.const(value, t.element_type), self.empty(t, sizes))
+
+    def generic(
+        self,
+        inputs: Sequence[ir.Value],
+        outputs: Sequence[ir.Value],
+        maps: Sequence[ir.AffineMap],
+        iterators: Sequence,
+        body: Callable,
+    ) -> list[ir.Value]:
+        """A `linalg.generic`; `body(*block_args)` builds the region and returns the yielded
+        values (scalars), with the insertion point and location set."""
+        with self.at():
+            op = linalg.GenericOp_(
+                list(inputs),
+                list(outputs),
+                list(maps),
+                list(iterators),
+            )
+            block = op.regions[0].blocks[0]
+            with ir.InsertionPoint(block):
+                out = body(*block.arguments)
+                out = [out] if isinstance(out, ir.Value) else list(out)
+                linalg.YieldOp(out)
+            return list(op.results)
+
+    def dims(self, value: ir.Value) -> list[int | ir.Value]:
+        return self.sizes(value)
+
+    # -- scalar conversions (inside region bodies) ----------------------------------------------
+    def convert(self, x: ir.Value, to: ir.Type, unsigned: bool = False) -> ir.Value:
+        """Scalar `x` as type `to`, with torch's conversion semantics (bool is != 0; float to
+        int truncates; `unsigned` reads integer `x` as unsigned)."""
+        return convert(x, to, unsigned)
+
+
+def is_bool_tensor(t: ir.Type) -> bool:
+    return (
+        isinstance(t, ir.RankedTensorType)
+        and isinstance(t.element_type, ir.IntegerType)
+        and ir.IntegerType(t.element_type).width == 1
+    )
+
+
+def storage_type(t: ir.Type) -> ir.Type:
+    """The type a tensor is built as: bool tensors are i8 tensors holding 0 or 1."""
+    if is_bool_tensor(t):
+        t = ir.RankedTensorType(t)
+        i8 = ir.IntegerType.get_signless(8, context=t.context)
+        return ir.RankedTensorType.get(t.shape, i8, t.encoding, loc=ir.Location.unknown(t.context))
+    return t
+
+
+def to_storage(v: ir.Value, at) -> ir.Value:
+    """`v` in its storage type: looks through the cast that stored it, else casts."""
+    if not is_bool_tensor(v.type):
+        return v
+    owner = v.owner
+    if isinstance(owner, ir.OpView):
+        owner = owner.operation
+    if (
+        isinstance(owner, ir.Operation)
+        and owner.name == "builtin.unrealized_conversion_cast"
+        and len(owner.operands) == 1
+        and owner.operands[0].type == storage_type(v.type)
+    ):
+        return owner.operands[0]
+    with at():
+        return ir.Operation.create(
+            "builtin.unrealized_conversion_cast", results=[storage_type(v.type)], operands=[v]
+        ).result
+
+
+class _At:
+    def __init__(self, op):
+        self.op = op
+
+    def __enter__(self):
+        self.ip = ir.InsertionPoint(self.op)
+        self.ip.__enter__()
+        self.op.location.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self.op.location.__exit__(*exc)
+        self.ip.__exit__(*exc)
+
+
+def _wrap_int(v: int, bits: int) -> int:
+    """Two's complement wrap into `bits` as a signed number (what IntegerAttr accepts)."""
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+
+def convert(x: ir.Value, to: ir.Type, unsigned: bool = False) -> ir.Value:
+    """Scalar conversion with torch semantics; needs an insertion point and location."""
+    src = x.type
+    if src == to:
+        return x
+    if is_float(src) and is_float(to):
+        if width(to) == width(src):  # bf16 <-> f16: through f32
+            return arith.truncf(to, arith.extf(ir.F32Type.get(), x))
+        return arith.extf(to, x) if width(to) > width(src) else arith.truncf(to, x)
+    if is_int(src) and is_int(to):
+        if width(to) == 1:
+            return arith.cmpi(arith.CmpIPredicate.ne, x, _zero(src))
+        if width(to) > width(src):
+            return arith.extui(to, x) if unsigned or width(src) == 1 else arith.extsi(to, x)
+        return arith.trunci(to, x)
+    if is_int(src) and is_float(to):
+        return arith.uitofp(to, x) if unsigned or width(src) == 1 else arith.sitofp(to, x)
+    if is_float(src) and is_int(to):
+        if width(to) == 1:
+            return arith.cmpf(arith.CmpFPredicate.UNE, x, _zero(src))
+        return arith.fptosi(to, x)
+    if isinstance(src, ir.IndexType) or isinstance(to, ir.IndexType):
+        return arith.index_cast(to, x)
+    raise TypeError(f"no conversion from {src} to {to}")
+
+
+def _zero(t: ir.Type) -> ir.Value:
+    if is_float(t):
+        return arith.constant(t, 0.0)
+    return arith.constant(t, 0)

@@ -1,0 +1,70 @@
+"""The lowering pipeline, top to bottom: ordered, named stages from aten to the LLVM dialect.
+
+Each stage is a pipeline in `aten-opt` syntax, so any stage can be replayed on a dumped file:
+`aten-opt --stage bufferize dump/03-fusion.mlir`. `compile()` runs them in this order, splits the
+program into compiled segments and eager fallbacks after `aten-to-linalg`, and dumps the IR after
+every stage when asked to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Stage:
+    name: str
+    pipeline: str  # aten-opt / mlir-opt pipeline text, anchored on builtin.module
+    summary: str
+
+
+LOWERING_STAGES: list[Stage] = [
+    Stage("decompose", "aten-decompose", "any aten op -> the core ATen op set"),
+    Stage(
+        "aten-to-linalg",
+        "convert-aten-to-linalg{allow-fallback},canonicalize,cse",
+        "core aten -> linalg/tensor/arith/math on tensors (ops without lowering stay)",
+    ),
+    Stage(
+        "fusion",
+        "canonicalize,linalg-fuse-elementwise-ops,cse,canonicalize",
+        "producer-consumer fusion of elementwise linalg.generic ops",
+    ),
+    Stage(
+        "bufferize",
+        "one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map},"
+        "canonicalize,buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize",
+        "tensors -> memrefs; results owned by the caller, temporaries freed",
+    ),
+    Stage(
+        "loops",
+        "convert-linalg-to-parallel-loops,canonicalize",
+        "linalg on memrefs -> scf.parallel (parallel dims) / scf.for (reductions) loop nests",
+    ),
+    Stage(
+        "llvm",
+        "convert-math-to-funcs,lower-affine,convert-scf-to-cf,expand-strided-metadata,"
+        "lower-affine,arith-expand,convert-math-to-llvm,convert-math-to-libm,"
+        "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
+        "convert-func-to-llvm,reconcile-unrealized-casts",
+        "loops, memrefs, arith, math -> the LLVM dialect (C interface wrappers on functions)",
+    ),
+]
+
+STAGES_BY_NAME = {s.name: s for s in LOWERING_STAGES}
+
+
+def stage_names() -> list[str]:
+    return [s.name for s in LOWERING_STAGES]
+
+
+def stages_between(first: str | None = None, last: str | None = None) -> list[Stage]:
+    """The stages from `first` to `last` inclusive (default: all)."""
+    names = stage_names()
+    for n in (first, last):
+        if n is not None and n not in STAGES_BY_NAME:
+            raise KeyError(f"unknown stage '{n}' (stages: {', '.join(names)})")
+    lo = names.index(first) if first else 0
+    hi = names.index(last) if last else len(names) - 1
+    return LOWERING_STAGES[lo : hi + 1]

@@ -1,0 +1,62 @@
+"""Checks for lowering rules: compile a single aten op (or a small module) and compare with eager.
+
+`assert_lowers(op_name, tensors, **kwargs)` builds `@main` with one aten op, compiles it to native
+code with no fallback allowed for that op, runs it and compares with the eager overload (shape,
+dtype and values; NaN positions equal). `dynamic=True` makes every dim `?`.
+"""
+
+from __future__ import annotations
+
+import torch
+
+import aten_mlir
+from tests.passes.decompose.single_op import single_op_program
+
+
+def _flat(out):
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def assert_close_like_eager(actual, expected, atol=1e-5, rtol=1.3e-6, exact_dtype=True):
+    actual, expected = _flat(actual), _flat(expected)
+    assert len(actual) == len(expected)
+    for a, e in zip(actual, expected):
+        if not isinstance(e, torch.Tensor):
+            assert a == e
+            continue
+        assert a.shape == e.shape, (a.shape, e.shape)
+        if exact_dtype:
+            assert a.dtype == e.dtype, (a.dtype, e.dtype)
+        torch.testing.assert_close(a, e, atol=atol, rtol=rtol, equal_nan=True, check_dtype=False)
+
+
+def compile_op(op_name: str, tensors, dynamic=False, names=None, **kwargs):
+    """The `CompiledProgram` of `@main` holding `op_name(tensors..., **kwargs)`."""
+    program = single_op_program(op_name, list(tensors), dynamic=dynamic, names=names, **kwargs)
+    return program, aten_mlir.compile(program)
+
+
+def assert_lowers(op_name: str, tensors, dynamic=False, names=None, atol=1e-5, rtol=1.3e-6,
+                  **kwargs):
+    """Compiles the single-op program, asserts `op_name` was lowered (not a fallback) and that
+    the native result equals eager's. Returns (actual, expected)."""
+    program, compiled = compile_op(op_name, tensors, dynamic=dynamic, names=names, **kwargs)
+    assert not compiled.fallbacks, f"{op_name} fell back: {compiled.fallbacks}"
+    expected = aten_mlir.run_reference(program, *[t.clone() for t in tensors])
+    actual = compiled(*[t.clone() for t in tensors])
+    assert_close_like_eager(actual, expected, atol=atol, rtol=rtol)
+    return actual, expected
+
+
+def assert_module_lowers(module: torch.nn.Module, inputs, dynamic_shapes=None, atol=1e-5,
+                         rtol=1.3e-6, allow_fallback=()):
+    """Exports `module`, compiles it, asserts no fallback beyond `allow_fallback` and that it
+    computes what eager computes."""
+    ep = torch.export.export(module, tuple(inputs), dynamic_shapes=dynamic_shapes, strict=False)
+    compiled = aten_mlir.compile(ep)
+    left = [f for f in compiled.fallbacks if f.op not in allow_fallback]
+    assert not left, f"fallbacks: {left}"
+    expected = module(*[t.clone() for t in inputs])
+    actual = compiled(*[t.clone() for t in inputs])
+    assert_close_like_eager(actual, expected, atol=atol, rtol=rtol)
+    return compiled
