@@ -143,6 +143,7 @@ def file_sha256(path: Path) -> str:
 @contextmanager
 def atomic_path(target: Path):
     """Yields a temp path beside `target`; `os.replace`s it into place if the block succeeds."""
+    target.parent.mkdir(parents=True, exist_ok=True)  # survives `rm -rf` of the cache mid-build
     fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     os.close(fd)
     tmp = Path(name)

@@ -1,6 +1,27 @@
 """Core aten -> linalg on tensors: the lowering table and the `convert-aten-to-linalg` pass."""
 
-from . import elementwise, lower_pass  # noqa: F401  (fills LOWERINGS, registers the pass)
+from . import (  # noqa: F401  (each family fills LOWERINGS)
+    activations,
+    convolution,
+    creation,
+    distance,
+    elementwise,
+    embedding,
+    indexing,
+    lower_pass,
+    matmul,
+    normalization,
+    padding,
+    pooling,
+    random,
+    reductions,
+    scatter,
+    shapes,
+    sorting,
+    unary,
+    upsample,
+    views,
+)
 from .registry import LOWERINGS, register_lowering
 
 __all__ = ["LOWERINGS", "register_lowering"]

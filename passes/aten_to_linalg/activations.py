@@ -1,0 +1,1 @@
+"""Lowerings: activations (filled in by its family)."""

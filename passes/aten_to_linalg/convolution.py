@@ -1,0 +1,1 @@
+"""Lowerings: convolution (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: creation (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: distance (filled in by its family)."""

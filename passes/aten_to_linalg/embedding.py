@@ -1,0 +1,1 @@
+"""Lowerings: embedding (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: indexing (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: matmul (filled in by its family)."""

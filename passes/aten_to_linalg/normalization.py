@@ -1,0 +1,1 @@
+"""Lowerings: normalization (filled in by its family)."""

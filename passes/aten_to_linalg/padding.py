@@ -1,0 +1,1 @@
+"""Lowerings: padding (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: pooling (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: random (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: reductions (filled in by its family)."""

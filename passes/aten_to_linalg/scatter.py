@@ -1,0 +1,1 @@
+"""Lowerings: scatter (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: shapes (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: sorting (filled in by its family)."""

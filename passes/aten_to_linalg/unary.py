@@ -1,0 +1,1 @@
+"""Lowerings: unary (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: upsample (filled in by its family)."""

@@ -1,0 +1,1 @@
+"""Lowerings: views (filled in by its family)."""
