@@ -8,6 +8,7 @@ functions; the remaining stages lower those to LLVM and `backends.cpu` makes nat
 from __future__ import annotations
 
 import shlex
+import tempfile
 from pathlib import Path
 
 import torch
@@ -72,41 +73,56 @@ def compile(
     previous = _dump(dump, 0, "input", module)
     steps, main = None, None
     for index, stage in enumerate(LOWERING_STAGES, start=1):
-        if stage.name == "llvm":
-            _mark_c_interface(module)
         _run_stage(stage, module, previous)
         if stage.name == "decompose":
             verify_module(module)
         if stage.name == "aten-to-linalg":
             main = work.main
-            steps = outline(module, main)
-            previous = _dump(dump, index, stage.name, module) or previous
+            try:
+                steps = outline(module, main)
+            except NotImplementedError as e:
+                raise CompileError("outline", str(e)) from None
             main.detach_from_parent()
-            continue
+            if dump is not None:  # the plan: calls to segments, eager fallbacks, scalar glue
+                (dump / f"{index:02d}-{stage.name}.main.mlir").write_text(
+                    main.get_asm(enable_debug_info=True)
+                )
         previous = _dump(dump, index, stage.name, module) or previous
     fallbacks = [
         Fallback(s.op.name, describe_location(s.op.location)) for s in steps if s.kind == "eager"
     ]
-    from .cpu import compile_llvm_module
+    from .cpu import NativeBuildError, compile_llvm_module
 
-    library = compile_llvm_module(module, opt_level=opt_level, cache_dir=cache_dir)
+    try:
+        library = compile_llvm_module(module, opt_level=opt_level, cache_dir=cache_dir)
+    except NativeBuildError as e:
+        raise CompileError("native", _first_line(e), _repro_native(previous)) from None
     return CompiledProgram(program, main, fallbacks, library)
 
 
 def _run_stage(stage, module: ir.Module, input_file: Path | None) -> None:
+    """Runs one stage; on failure writes its input (when not dumped already) for the repro."""
+    before = module.operation.clone() if input_file is None else None
     try:
         run_pipeline(module, stage.pipeline)
-    except PipelineFailedError as e:
-        diags = e.diagnostics
+    except (PipelineFailedError, PipelineError) as e:
+        diags = getattr(e, "diagnostics", None)
         first = diags[0] if diags else None
         where = f"{describe_location(first.location)}: {first.message}" if first else str(e)
+        if before is not None:
+            input_file = Path(tempfile.mkdtemp(prefix="aten_mlir_repro_")) / f"{stage.name}.mlir"
+            input_file.write_text(before.get_asm(enable_debug_info=True))
         raise CompileError(stage.name, where, _repro(stage, input_file)) from None
-    except PipelineError as e:
-        raise CompileError(stage.name, str(e), _repro(stage, input_file)) from None
+    finally:
+        if before is not None:
+            before.erase()
 
 
-def _mark_c_interface(module: ir.Module) -> None:
-    with module.context:
-        for op in module.body.operations:
-            if op.operation.name == "func.func":
-                op.operation.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
+def _repro_native(llvm_file: Path | None) -> str | None:
+    if llvm_file is None:
+        return None
+    return f"mlir-translate --mlir-to-llvmir {shlex.quote(str(llvm_file))} | llc -O2"

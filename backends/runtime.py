@@ -15,7 +15,6 @@ from aten_mlir.backends.reference.interpreter import (
     REFERENCE_KERNELS,
     _check_input,
     _run_aten,
-    _user_outputs,
 )
 from aten_mlir.dialects import describe_location, dtype_of
 from aten_mlir.frontend.program import Program
@@ -48,6 +47,7 @@ class CompiledProgram:
         self._main = main  # kept alive: the plan the runtime walks
         ftype = ir.FunctionType(ir.TypeAttr(program.main.attributes["function_type"]).value)
         self._result_types = list(ftype.results)
+        self._seed_args = _seed_arguments(main)
         self._block = main.regions[0].blocks[0]
         self._ops = [op.operation for op in self._block.operations]
         self._functions = {}
@@ -89,7 +89,26 @@ class CompiledProgram:
                     ]
                     break
                 env.update(zip(op.results, self._run(op, env)))
-        return _user_outputs(self.program, returned, user_inputs)
+        return self._outputs(returned, user_inputs)
+
+    def _outputs(self, returned: list, user_inputs):
+        """The module's outputs; buffers and inputs the program mutates are written in place,
+        as eager writes them (so the ExportedProgram's own state sees the update too)."""
+        sig = self.signature
+        inputs_by_name = dict(zip((s.name for s in sig.user_inputs), user_inputs))
+        user = []
+        for spec, value in zip(sig.outputs, returned):
+            if spec.role == "user_output":
+                user.append(value)
+            elif spec.role == "mutated_buffer":
+                self.state[spec.name].copy_(value)
+            elif spec.role == "mutated_input":
+                inputs_by_name[spec.name].copy_(value)
+        for pos in sorted(sig.constant_outputs):
+            user.insert(pos, sig.constant_outputs[pos])
+        if sig.out_spec is not None:
+            return torch.utils._pytree.tree_unflatten(user, sig.out_spec)
+        return user[0] if len(user) == 1 else tuple(user)
 
     def _bind(self, user_inputs) -> dict:
         specs = self.signature.inputs
@@ -109,6 +128,11 @@ class CompiledProgram:
                 if value is None:
                     raise ValueError(f"the program's state has no {spec.role} '{spec.name}'")
             env[arg] = value
+        for arg in list(self._block.arguments)[len(specs) :]:
+            if arg.arg_number not in self._seed_args:
+                raise ValueError(f"@main argument #{arg.arg_number} has no input spec")
+            # A fresh stream per call, from torch's default generator (torch.manual_seed rules).
+            env[arg] = torch.randint(-(2**62), 2**62, (2,), dtype=torch.int64)
         return env
 
     def _run(self, op: ir.Operation, env: dict) -> list:
@@ -127,6 +151,17 @@ class CompiledProgram:
                     f"{type(e).__name__}: {e}"
                 ) from e
         return [REFERENCE_KERNELS[op.name](op, *[env[v] for v in op.operands])]
+
+
+SEED_ATTR = "aten.rng_seed"
+
+
+def _seed_arguments(main: ir.Operation) -> set[int]:
+    """Positions of the `@main` arguments that random-number lowerings added for their seed."""
+    if "arg_attrs" not in main.attributes:
+        return set()
+    attrs = ir.ArrayAttr(main.attributes["arg_attrs"])
+    return {i for i, d in enumerate(attrs) if SEED_ATTR in ir.DictAttr(d)}
 
 
 def _memref(t: ir.Type) -> str:

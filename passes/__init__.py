@@ -1,6 +1,6 @@
 """Passes over aten IR: a registry of named passes and mlir-opt style pipelines."""
 
-from . import aten_to_linalg, decompose, drop_dead, verify  # noqa: F401  (registers the passes)
+from . import aten_to_linalg, c_interface, decompose, drop_dead, verify  # noqa: F401
 from .pipeline import (
     NestedPipeline,
     PassElement,

@@ -44,7 +44,7 @@ LOWERING_STAGES: list[Stage] = [
     ),
     Stage(
         "llvm",
-        "convert-math-to-funcs,lower-affine,convert-scf-to-cf,expand-strided-metadata,"
+        "aten-emit-c-interface,convert-math-to-funcs,lower-affine,convert-scf-to-cf,expand-strided-metadata,"
         "lower-affine,arith-expand,convert-math-to-llvm,convert-math-to-libm,"
         "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
         "convert-func-to-llvm,reconcile-unrealized-casts",

@@ -92,6 +92,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="accepted for mlir-opt compatibility (aten contexts always allow them)",
     )
+    p.add_argument(
+        "--stage",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run a lowering stage (repeatable, in order; 'decompose..llvm' runs a range)",
+    )
+    p.add_argument("--list-stages", action="store_true", help="list the lowering stages and exit")
     p.add_argument("--list-passes", action="store_true", help="list the aten passes and exit")
     p.add_argument("--version", action="store_true", help="print versions and exit")
     return p
@@ -115,9 +123,34 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, str]:
     if flags and args.pass_pipeline is not None:
         raise ToolError("give the passes either as --pass-pipeline or as pass flags, not both")
     pipeline = args.pass_pipeline or ",".join(_pass_flag(a) for a in flags)
+    if args.stage:
+        if pipeline:
+            raise ToolError("give either --stage or a pass pipeline, not both")
+        pipeline = ",".join(_stage_pipeline(s) for s in args.stage)
     if args.import_pt2 and (args.split_input_file or args.verify_diagnostics):
         raise ToolError("--import takes a .pt2 file: no --split-input-file/--verify-diagnostics")
     return args, pipeline
+
+
+def _stage_pipeline(spec: str) -> str:
+    """The pipeline text of a stage name or a range `first..last`."""
+    from aten_mlir.passes.lowering import stages_between
+
+    first, dots, last = spec.partition("..")
+    try:
+        stages = stages_between(first or None, last or None) if dots else stages_between(spec, spec)
+    except KeyError as e:
+        raise ToolError(str(e.args[0])) from None
+    return ",".join(s.pipeline for s in stages)
+
+
+def list_stages() -> str:
+    from aten_mlir.passes.lowering import LOWERING_STAGES
+
+    lines = ["lowering stages, in order (aten-opt --stage NAME, or --stage FIRST..LAST):", ""]
+    for s in LOWERING_STAGES:
+        lines += [f"  {s.name}", f"      {s.summary}", f"      pipeline: {s.pipeline}"]
+    return "\n".join(lines)
 
 
 def list_passes() -> str:
@@ -307,6 +340,9 @@ def run(argv: list[str]) -> int:
     args, pipeline = parse_args(argv)
     if args.list_passes:
         print(list_passes())
+        return 0
+    if args.list_stages:
+        print(list_stages())
         return 0
     if args.version:
         print(version())

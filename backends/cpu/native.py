@@ -125,13 +125,15 @@ def compile_llvm_module(
         )
     entry.remove()  # a corrupt or partial entry
     functions = _CIFACE.findall(text)
-    _build(text, entry, opt_level, functions)
-    loaded, problem = _load(entry)
-    if loaded is None:
-        raise NativeBuildError(f"the library just built does not load: {problem}")
-    return NativeLibrary(
-        loaded[0], path=entry.so, key=entry.key, functions=functions, from_cache=False
-    )
+    # Twice: a process that saw our entry half-published may have deleted it as corrupt.
+    for _ in range(2):
+        _build(text, entry, opt_level, functions)
+        loaded, problem = _load(entry)
+        if loaded is not None:
+            return NativeLibrary(
+                loaded[0], path=entry.so, key=entry.key, functions=functions, from_cache=False
+            )
+    raise NativeBuildError(f"the library just built does not load: {problem}")
 
 
 def _load(entry: Entry):
@@ -159,12 +161,13 @@ def _build(text: str, entry: Entry, opt_level: int, functions: list[str]) -> Non
     bitcode = _run(
         [_tool("llvm", "opt"), f"-O{opt_level}", *target, "-o", "-"], llvm_ir + _RUNTIME_IR
     )
-    with atomic_path(entry.obj) as tmp:
-        llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
-        _run([*llc, *target, "-o", str(tmp)], bitcode)
-    with atomic_path(entry.so) as tmp:
-        _run(_link_command(entry.obj, tmp))
-        digest = file_sha256(tmp)  # of our own output, whatever a racing process publishes
+    llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
+    # Link our own temp .o (a racing process may delete published files) and hash our own .so.
+    with atomic_path(entry.obj) as obj:
+        _run([*llc, *target, "-o", str(obj)], bitcode)
+        with atomic_path(entry.so) as so:
+            _run(_link_command(obj, so))
+            digest = file_sha256(so)
     entry.write_sidecar(digest, functions, opt_level, CPU)
 
 

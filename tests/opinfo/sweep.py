@@ -7,6 +7,9 @@ From the repository root:
                                                           # and the ops left outside the set
     python -m tests.opinfo.sweep --stage torch -j 2       # baseline: torch's own table
                                                           # (`ep.run_decompositions()`), then import
+    python -m tests.opinfo.sweep --stage compile -j 2     # aten_mlir.compile (native CPU code):
+                                                          # per core op, samples equal to eager
+    python -m tests.opinfo.sweep --stage compile --dtype int64 ...   # other dtypes
 """
 
 from __future__ import annotations
@@ -57,8 +60,34 @@ def _core_overloads():
     ]
 
 
+def _check_compiled(case, ep):
+    """(status, detail) of compiling a case: ok, fallback (ops listed), or fail."""
+    import aten_mlir
+    from tests.opinfo import harness
+
+    program = aten_mlir.import_program(ep)
+    core_ops = sorted(_core_ops_of(aten_mlir.decompose(program)))
+    compiled = aten_mlir.compile(program)
+    actual = compiled(*harness._clone(case.inputs))
+    harness.compare(case, actual, harness.eager(case))
+    fallbacks = sorted({f.op for f in compiled.fallbacks})
+    if fallbacks:
+        return "fallback", " ".join(fallbacks) + " | " + " ".join(core_ops)
+    return "ok", " | " + " ".join(core_ops)
+
+
+def _all_ops(program):
+    return program.main.regions[0].blocks[0].operations
+
+
+def _core_ops_of(program) -> set[str]:
+    from aten_mlir.passes.aten_to_linalg.lower_pass import aten_ops
+
+    return {op.name for op in aten_ops(program.module.operation)}
+
+
 def _check_opinfo(args):
-    index, limit, stage = args
+    index, limit, stage, dtype = args
     import torch
 
     import aten_mlir
@@ -67,15 +96,32 @@ def _check_opinfo(args):
     torch.manual_seed(0)
     opinfo = harness.op_db()[index]
     results = []
-    for case in harness.cases(opinfo, limit=limit):
+    for case in harness.cases(opinfo, dtype=getattr(torch, dtype), limit=limit):
         ep = harness.export_case(case)
         if ep is None:
             results.append((case.id, "not-exported", ""))
+            continue
+        if stage == "compile":
+            try:
+                results.append((case.id, *_check_compiled(case, ep)))
+            except Exception as e:
+                first = (str(e).splitlines() or [""])[0][:300]
+                tb = traceback.extract_tb(e.__traceback__)[-1]
+                results.append((case.id, "fail", f"{type(e).__name__}: {first} [{tb.name}]"))
             continue
         try:
             program = aten_mlir.import_program(ep)
             aten_mlir.verify_module(program.module)
             program, outside = _run_stage(stage, program)
+            if stage == "decompose":
+                ops = _core_ops_of(program)
+                results.append(
+                    (
+                        case.id,
+                        "core-ops",
+                        f"{len(list(_all_ops(program)))} " + " ".join(sorted(ops)),
+                    )
+                )
             if stage == "torch":
                 outside = _outside_after_torch(ep)
             actual = aten_mlir.run_reference(program, *harness._clone(case.inputs))
@@ -95,7 +141,15 @@ def main(argv=None):
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("-j", type=int, default=2)
     parser.add_argument("--only", default=None, help="substring of OpInfo names")
-    parser.add_argument("--stage", choices=("import", "decompose", "torch"), default="import")
+    parser.add_argument(
+        "--stage", choices=("import", "decompose", "torch", "compile"), default="import"
+    )
+    parser.add_argument("--dtype", default="float32", help="sample dtype (torch attribute name)")
+    parser.add_argument(
+        "--write-core-map",
+        default=None,
+        help="with --stage decompose: write core op -> OpInfos (smallest programs first) as JSON",
+    )
     args = parser.parse_args(argv)
     from tests.opinfo import harness
 
@@ -106,12 +160,72 @@ def main(argv=None):
         rows = [
             r
             for rs in pool.imap_unordered(
-                _check_opinfo, [(i, args.limit, args.stage) for i in indices]
+                _check_opinfo, [(i, args.limit, args.stage, args.dtype) for i in indices]
             )
             for r in rs
         ]
-    _report(rows, len(indices), args.stage, time.time() - start)
+    if args.write_core_map:
+        _write_core_map(rows, args.write_core_map)
+    rows = [r for r in rows if r[1] != "core-ops"]
+    if args.stage == "compile":
+        _report_compile(rows, len(indices), time.time() - start)
+    else:
+        _report(rows, len(indices), args.stage, time.time() - start)
     return 0
+
+
+def _write_core_map(rows, path: str) -> None:
+    """core op -> OpInfo ids whose first samples' decomposed programs hold it, smallest first."""
+    import json
+
+    sizes = collections.defaultdict(dict)
+    for case_id, status, why in rows:
+        if status != "core-ops":
+            continue
+        n, *ops = why.split()
+        opinfo = case_id.rsplit("-", 1)[0]
+        for op in ops:
+            sizes[op][opinfo] = min(int(n), sizes[op].get(opinfo, 10**9))
+    table = {op: sorted(d, key=lambda k: (d[k], k)) for op, d in sorted(sizes.items())}
+    with open(path, "w") as f:
+        json.dump(table, f, indent=1, sort_keys=True)
+        f.write("\n")
+    print(f"wrote {path}: {len(table)} core ops")
+
+
+def _report_compile(rows, n_opinfos: int, seconds: float) -> None:
+    """Failures, fallbacks, then per core overload: samples containing it that compiled with no
+    fallback and equalled eager."""
+    counts = collections.Counter(status for _, status, _ in rows)
+    exported = counts["ok"] + counts["fail"] + counts["fallback"]
+    for case_id, status, why in sorted(rows):
+        if status == "fail":
+            print(f"FAIL {case_id}: {why}")
+    per_op = collections.defaultdict(lambda: [0, 0])
+    fell = collections.defaultdict(list)
+    for case_id, status, why in rows:
+        if status not in ("ok", "fallback"):
+            continue
+        fallbacks, _, core = why.partition(" | ")
+        for name in fallbacks.split():
+            fell[name].append(case_id)
+        for name in core.split():
+            per_op[name][1] += 1
+            per_op[name][0] += name not in fallbacks.split()
+    for name, ids in sorted(fell.items(), key=lambda kv: -len(kv[1])):
+        shown = " ".join(sorted({i.rsplit("-", 1)[0] for i in ids})[:6])
+        print(f"FALLBACK {name}: {len(ids)} samples ({shown})")
+    for name, (good, seen) in sorted(per_op.items()):
+        print(f"CORE {name}: lowered in {good}/{seen} samples")
+    print(
+        f"\nOpInfos: {n_opinfos}  samples: {len(rows)}  exported: {exported}  "
+        f"not exported by torch.export: {counts['not-exported']}"
+    )
+    print(
+        f"compiled with no fallback and == eager: {counts['ok']}/{exported} "
+        f"({100.0 * counts['ok'] / max(exported, 1):.2f}%); with fallbacks and == eager: "
+        f"{counts['fallback']}; core overloads seen: {len(per_op)}  in {seconds:.0f}s"
+    )
 
 
 def _report(rows, n_opinfos: int, stage: str, seconds: float) -> None:

@@ -1,0 +1,131 @@
+"""`aten_mlir.compile`: the runtime contract (DESIGN.md section 6), dumps, errors, fallbacks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import aten_mlir
+from aten_mlir.passes.lowering import stage_names
+
+
+class Pair(torch.nn.Module):
+    def forward(self, x, *, scale):
+        y = torch.relu(x) * scale
+        return {"sum": y + 1, "mask": y > 0.5}
+
+
+class Counter(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", torch.zeros(3))
+
+    def forward(self, x):
+        self.count.add_(x)
+        return x * 2
+
+
+def test_called_like_the_module_returns_its_pytree():
+    x, scale = torch.randn(4, 3), torch.randn(3)
+    ep = torch.export.export(Pair(), (x,), {"scale": scale})
+    program = aten_mlir.compile(ep)
+    out = program(x, scale=scale)
+    expected = Pair()(x, scale=scale)
+    assert set(out) == {"sum", "mask"} and out["mask"].dtype == torch.bool
+    torch.testing.assert_close(out["sum"], expected["sum"])
+    assert torch.equal(out["mask"], expected["mask"])
+
+
+def test_inputs_are_checked():
+    x, scale = torch.randn(4, 3), torch.randn(3)
+    program = aten_mlir.compile(torch.export.export(Pair(), (x,), {"scale": scale}))
+    with pytest.raises(ValueError, match="expected tensor<4x3xf32>"):
+        program(torch.randn(4, 4), scale=scale)
+    with pytest.raises(ValueError, match="float32"):
+        program(x.double(), scale=scale)
+    with pytest.raises(ValueError, match="structure"):
+        program(x, scale)
+
+
+def test_mutated_buffers_are_written_back():
+    module = Counter()
+    ep = torch.export.export(module, (torch.ones(3),))
+    program = aten_mlir.compile(ep)
+    program(torch.ones(3))
+    program(torch.full((3,), 2.0))
+    assert torch.equal(program.state["count"], torch.full((3,), 3.0))
+
+
+def test_dynamic_batch_stays_dynamic():
+    batch = torch.export.Dim("batch")
+    x = torch.randn(5, 3)
+    ep = torch.export.export(Pair(), (x,), {"scale": torch.randn(3)},
+                             dynamic_shapes={"x": {0: batch}, "scale": None})
+    program = aten_mlir.compile(ep)
+    for n in (2, 9):
+        x = torch.randn(n, 3)
+        torch.testing.assert_close(program(x, scale=torch.ones(3))["sum"], torch.relu(x) + 1)
+
+
+def test_dump_dir_has_every_stage(tmp_path):
+    ep = torch.export.export(Counter(), (torch.ones(3),))
+    aten_mlir.compile(ep, dump_dir=tmp_path)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    for i, stage in enumerate(stage_names(), start=1):
+        assert f"{i:02d}-{stage}.mlir" in names
+    assert "00-input.mlir" in names and "02-aten-to-linalg.main.mlir" in names
+    assert "llvm.func" in (tmp_path / f"{len(stage_names()):02d}-llvm.mlir").read_text()
+
+
+def test_every_dumped_stage_replays_with_aten_opt(tmp_path):
+    ep = torch.export.export(Counter(), (torch.ones(3),))
+    aten_mlir.compile(ep, dump_dir=tmp_path)
+    names = stage_names()
+    for i, stage in enumerate(names[2:], start=3):
+        source = tmp_path / f"{i - 1:02d}-{names[i - 2]}.mlir"
+        run = subprocess.run(
+            [sys.executable, "-m", "aten_mlir.tools.aten_opt", "--stage", stage, str(source)],
+            capture_output=True, text=True,
+        )
+        assert run.returncode == 0, run.stderr
+
+
+class UsesCumsum(torch.nn.Module):
+    def forward(self, x):
+        return torch.cumsum(torch.sin(x), 0) * 2 + x
+
+
+def test_a_rule_that_fails_raises_compile_error_with_repro(monkeypatch):
+    from aten_mlir.passes.aten_to_linalg import LOWERINGS
+    from aten_mlir.passes.rules import Rule
+
+    def broken(op, rw):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(LOWERINGS, "aten.sin", Rule("aten.sin", broken, "aten.sin -> boom"))
+    ep = torch.export.export(UsesCumsum(), (torch.randn(4),))
+    with pytest.raises(aten_mlir.CompileError) as info:
+        aten_mlir.compile(ep)
+    text = str(info.value)
+    assert "stage 'aten-to-linalg'" in text and "'aten.sin'" in text and "boom" in text
+    assert "test_compile.py" in text.splitlines()[0]  # the user's source line
+    assert "aten-opt --stage aten-to-linalg" in text
+
+
+def test_fallbacks_are_reported_and_run_eagerly(monkeypatch):
+    from aten_mlir.passes.aten_to_linalg import LOWERINGS
+
+    monkeypatch.delitem(LOWERINGS, "aten.sin", raising=False)
+    x = torch.randn(6)
+    program = aten_mlir.compile(torch.export.export(UsesCumsum(), (x,)))
+    assert [f.op for f in program.fallbacks if f.op == "aten.sin"] == ["aten.sin"]
+    assert "test_compile.py" in program.fallbacks[0].location
+    torch.testing.assert_close(program(x), UsesCumsum()(x))
+
+
+def test_unknown_target():
+    with pytest.raises(ValueError, match="unknown target"):
+        aten_mlir.compile(torch.export.export(Counter(), (torch.ones(3),)), target="tpu")
