@@ -21,6 +21,7 @@ from aten_mlir.passes import PipelineError, PipelineFailedError, run_pipeline
 from aten_mlir.passes.lowering import LOWERING_STAGES
 
 from .partition import outline
+from .program_cache import load_plan, program_key, store_plan
 from .runtime import CompiledProgram, Fallback
 
 
@@ -55,23 +56,57 @@ def compile(
     dump_dir: str | Path | None = None,
     opt_level: int = 2,
     cache_dir: str | Path | None = None,
+    cache: bool = True,
 ) -> CompiledProgram:
     """Compiles `program` for `target` ("cpu"); the result is called like the exported module
     (same args/kwargs) and returns what it returned. `dump_dir` receives the IR after every
-    stage (`00-input.mlir`, `01-decompose.mlir`, ...)."""
+    stage (`00-input.mlir`, `01-decompose.mlir`, ...). The compiled program is cached on disk
+    (`cache_dir`, default `$ATEN_MLIR_CACHE_DIR` or `~/.cache/aten_mlir`): compiling the same
+    program again, in any process, loads it without running MLIR (`.from_cache`)."""
     if target != "cpu":
         raise ValueError(f"unknown target '{target}' (targets: cpu)")
     if isinstance(program, torch.export.ExportedProgram):
         program = import_program(program)
     if not isinstance(program, Program):
         raise TypeError(f"compile() takes an ExportedProgram or a Program, got {type(program)}")
-    dump = Path(dump_dir) if dump_dir is not None else None
+    use_cache = cache and dump_dir is None  # a dump asks for the stages to run
+    key = program_key(program, target, opt_level) if use_cache else None
+    hit = load_plan(cache_dir, key, program.context) if use_cache else None
+    if hit is not None:
+        main, library, keep_alive = hit
+        compiled = CompiledProgram(program, main, _fallbacks(main), library)
+        compiled.from_cache, compiled._keep_alive = True, keep_alive
+        return compiled
+    main, module = _lower(program, Path(dump_dir) if dump_dir is not None else None)
+    from .cpu import NativeBuildError, compile_llvm_module
+
+    try:
+        library = compile_llvm_module(module, opt_level=opt_level, cache_dir=cache_dir)
+    except NativeBuildError as e:
+        raise CompileError("native", _first_line(e)) from None
+    if use_cache:
+        store_plan(cache_dir, key, main, library.key if library.cached else None)
+    return CompiledProgram(program, main, _fallbacks(main), library)
+
+
+def _fallbacks(main: ir.Operation) -> list[Fallback]:
+    """The aten ops `@main` runs eagerly, with where the user wrote them."""
+    return [
+        Fallback(op.name, describe_location(op.location))
+        for op in (o.operation for o in main.regions[0].blocks[0].operations)
+        if op.name.startswith("aten.")
+    ]
+
+
+def _lower(program: Program, dump: Path | None) -> tuple[ir.Operation, ir.Module]:
+    """Runs every stage on a copy of the program: (the `@main` plan, the LLVM-dialect module
+    of its native segments)."""
     if dump is not None:
         dump.mkdir(parents=True, exist_ok=True)
     module = ir.Module.parse(program.text(debug_info=True), program.context)
     work = program.with_module(module)
     previous = _dump(dump, 0, "input", module)
-    steps, main = None, None
+    main = None
     for index, stage in enumerate(LOWERING_STAGES, start=1):
         _run_stage(stage, module, previous)
         if stage.name == "decompose":
@@ -79,7 +114,7 @@ def compile(
         if stage.name == "aten-to-linalg":
             main = work.main
             try:
-                steps = outline(module, main)
+                outline(module, main)
             except NotImplementedError as e:
                 raise CompileError("outline", str(e)) from None
             main.detach_from_parent()
@@ -88,16 +123,7 @@ def compile(
                     main.get_asm(enable_debug_info=True)
                 )
         previous = _dump(dump, index, stage.name, module) or previous
-    fallbacks = [
-        Fallback(s.op.name, describe_location(s.op.location)) for s in steps if s.kind == "eager"
-    ]
-    from .cpu import NativeBuildError, compile_llvm_module
-
-    try:
-        library = compile_llvm_module(module, opt_level=opt_level, cache_dir=cache_dir)
-    except NativeBuildError as e:
-        raise CompileError("native", _first_line(e), _repro_native(previous)) from None
-    return CompiledProgram(program, main, fallbacks, library)
+    return main, module
 
 
 def _run_stage(stage, module: ir.Module, input_file: Path | None) -> None:
@@ -120,9 +146,3 @@ def _run_stage(stage, module: ir.Module, input_file: Path | None) -> None:
 
 def _first_line(e: BaseException) -> str:
     return (str(e).strip().splitlines() or [type(e).__name__])[0]
-
-
-def _repro_native(llvm_file: Path | None) -> str | None:
-    if llvm_file is None:
-        return None
-    return f"mlir-translate --mlir-to-llvmir {shlex.quote(str(llvm_file))} | llc -O2"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mlir import ir
-from mlir.dialects import func
+from mlir.dialects import arith, func, tensor
 
 from aten_mlir.dialects import describe_location
 
@@ -74,45 +74,89 @@ def _segment_of(op: ir.Operation) -> int | None:
     return None
 
 
+def _tagged(op, segment: int) -> bool:
+    attrs = op.operation.attributes
+    return SEGMENT_TAG in attrs and ir.IntegerAttr(attrs[SEGMENT_TAG]).value == segment
+
+
 def _inside(op: ir.Operation, segment: int) -> bool:
     return _segment_of(op) == segment
 
 
 def outline(module: ir.Module, main: ir.Operation) -> list[Step]:
     """Outlines every native run of `main` into `@segment<k>`; returns the steps. `main` is
-    left holding only the eager ops, casts and scalar ops (it is not compiled)."""
-    block = main.regions[0].blocks[0]
-    steps = plan_steps(block)
-    k = 0
-    for s in steps:
-        if s.kind != "native":
-            continue
-        members = k
+    left holding the calls, eager ops, casts and scalar ops (it is not compiled)."""
+    steps = plan_steps(main.regions[0].blocks[0])
+    native = [s for s in steps if s.kind == "native"]
+    for k, s in enumerate(native):
         tag = ir.IntegerAttr.get(ir.IntegerType.get_signless(64, context=module.context), k)
         for op in s.ops:
             op.attributes[SEGMENT_TAG] = tag
-        _pull_scalars(s, members)
+        _pull_scalars(s, k)
         for op in s.ops:
             op.attributes[SEGMENT_TAG] = tag
-        inputs, outputs = [], []
-        def collect(nested):
-            for v in nested.operands:
-                if not _defined_inside(v, members) and v not in inputs:
-                    if not _is_tensor(v):
-                        raise NotImplementedError(f"scalar value {v} crosses a segment boundary")
-                    inputs.append(v)
-
-        for op in s.ops:
-            _each_nested(op, collect)
-            for r in op.results:
-                if _used_outside(r, members):
-                    outputs.append(r)
-        s.function, s.inputs, s.outputs = f"segment{k}", inputs, outputs
+        s.ops = [o.operation for o in main.regions[0].blocks[0].operations if _tagged(o, k)]
+        s.inputs, s.outputs = _interface(s, k)
+        s.function = f"segment{k}"
         for op in s.ops:
             del op.attributes[SEGMENT_TAG]
         _make_function(module, s)
-        k += 1
+    _erase_dead_scalars(main.regions[0].blocks[0])
     return steps
+
+
+def _erase_dead_scalars(block: ir.Block) -> None:
+    """Drops the scalar glue `@main` no longer reads (segments hold their own copies), so the
+    runtime does not evaluate it on every call."""
+    for op in reversed(list(block.operations)):
+        op = op.operation
+        removable = _is_pure_scalar_op(op) or op.name in ("tensor.extract", "tensor.from_elements")
+        if removable and all(not list(r.uses) for r in op.results):
+            op.erase()
+
+
+def _interface(s: Step, segment: int) -> tuple[list[ir.Value], list[ir.Value]]:
+    """The values segment `s` reads from outside (tensors only) and those it must return."""
+    inputs: list[ir.Value] = []
+
+    def collect(nested):
+        for v in nested.operands:
+            if not _defined_inside(v, segment) and v not in inputs:
+                if not _is_tensor(v) and not _is_scalar(v.type):
+                    raise NotImplementedError(f"value {v} of type {v.type} enters a segment")
+                inputs.append(v)
+
+    outputs = []
+    for op in s.ops:
+        _each_nested(op, collect)
+        outputs.extend(r for r in op.results if _used_outside(r, segment))
+    for r in outputs:
+        if not _is_tensor(r) and not _is_scalar(r.type):
+            raise NotImplementedError(f"value {r} of type {r.type} leaves a segment")
+    return inputs, outputs
+
+
+def _is_scalar(t: ir.Type) -> bool:
+    return isinstance(t, (ir.IndexType, ir.IntegerType, ir.F32Type, ir.F64Type))
+
+
+def _boxed(v: ir.Value) -> ir.Value:
+    """A scalar as the 0-d tensor that carries it into a segment (an index travels as i64)."""
+    if isinstance(v.type, ir.IndexType):
+        v = arith.index_cast(ir.IntegerType.get_signless(64), v)
+    return tensor.from_elements(ir.RankedTensorType.get([], v.type), [v])
+
+
+def _boxed_type(v: ir.Value) -> ir.Type:
+    if _is_tensor(v):
+        return v.type
+    t = ir.IntegerType.get_signless(64) if isinstance(v.type, ir.IndexType) else v.type
+    return ir.RankedTensorType.get([], t)
+
+
+def _unboxed(box: ir.Value, t: ir.Type) -> ir.Value:
+    v = tensor.extract(box, [])
+    return arith.index_cast(t, v) if isinstance(t, ir.IndexType) else v
 
 
 def _each_nested(op: ir.Operation, fn) -> None:
@@ -144,15 +188,15 @@ def _used_outside(r: ir.Value, members: int) -> bool:
     return any(not _inside(u.owner.operation, members) for u in r.uses)
 
 
-def _pull_scalars(s: Step, members: int) -> None:
+def _pull_scalars(s: Step, segment: int) -> None:
     """Clones the pure scalar ops a segment reads (constants, sizes) into it, in order."""
     needed: list[ir.Operation] = []
 
     def need(v):
         owner = _owner_op(v)
-        if owner is None or _inside(owner, members) or _is_tensor(v) or owner in needed:
+        if owner is None or _is_tensor(v) or owner in needed or not _is_pure_scalar_op(owner):
             return
-        if not _is_pure_scalar_op(owner):
+        if _inside(owner, segment):
             return
         for o in owner.operands:
             need(o)
@@ -160,15 +204,9 @@ def _pull_scalars(s: Step, members: int) -> None:
 
     for op in list(s.ops):
         _each_nested(op, lambda nested: [need(v) for v in nested.operands])
-    clones, mapping = [], {}
-    first = s.ops[0]
-    for owner in needed:
-        clone = owner.clone(ir.InsertionPoint(first)).operation
-        for i, v in enumerate(clone.operands):
-            if v in mapping:
-                clone.operands[i] = mapping[v]
-        mapping.update(zip(owner.results, clone.results))
-        clones.append(clone)
+    mapping: dict = {}
+    clones = [_clone_remapped(owner, s.ops[0], mapping) for owner in needed]
+
     def remap(nested):
         for i, v in enumerate(nested.operands):
             if v in mapping:
@@ -177,6 +215,23 @@ def _pull_scalars(s: Step, members: int) -> None:
     for op in s.ops:
         _each_nested(op, remap)
     s.ops[:0] = clones
+
+
+def _clone_remapped(owner: ir.Operation, before: ir.Operation, mapping: dict) -> ir.Operation:
+    """A clone of `owner` before `before`, reading earlier clones; records its results."""
+    clone = owner.clone(ir.InsertionPoint(before)).operation
+    last = None  # the latest op of the block the clone reads: it must come after it
+    for i, v in enumerate(clone.operands):
+        if v in mapping:
+            clone.operands[i] = v = mapping[v]
+        dep = _owner_op(v)
+        if dep is not None and dep.block == clone.block and clone.is_before_in_block(dep):
+            if last is None or last.is_before_in_block(dep):
+                last = dep
+    if last is not None:
+        clone.move_after(last)
+    mapping.update(zip(owner.results, clone.results))
+    return clone
 
 
 def _function_of(op: ir.Operation) -> str | None:
@@ -192,20 +247,32 @@ def _make_function(module: ir.Module, s: Step) -> None:
     place, so `@main` stays a valid program: calls, eager ops, casts and scalar glue."""
     first = s.ops[0]
     caller = _function_of(first)
+    # Scalars cross the boundary boxed in 0-d tensors (the native ABI passes memrefs only).
+    with first.location, ir.InsertionPoint(first):
+        operands = [v if _is_tensor(v) else _boxed(v) for v in s.inputs]
+        call = func.CallOp([_boxed_type(v) for v in s.outputs], s.function, operands)
+        outside = [
+            r if _is_tensor(v) else _unboxed(r, v.type) for v, r in zip(s.outputs, call.results)
+        ]
     with first.location, ir.InsertionPoint(module.body):
-        ftype = ir.FunctionType.get([v.type for v in s.inputs], [v.type for v in s.outputs])
+        ftype = ir.FunctionType.get([v.type for v in operands], [r.type for r in call.results])
         fn = func.FuncOp(s.function, ftype)
         entry = fn.add_entry_block()
-    with first.location, ir.InsertionPoint(first):
-        call = func.CallOp([v.type for v in s.outputs], s.function, s.inputs)
     with first.location, ir.InsertionPoint(entry):
-        ret = func.ReturnOp(s.outputs)
+        inside = [
+            arg if _is_tensor(v) else _unboxed(arg, v.type)
+            for v, arg in zip(s.inputs, entry.arguments)
+        ]
+        ret = func.ReturnOp([])
     for op in s.ops:
         op.move_before(ret.operation)
-    for old, new in zip(s.outputs, call.results):
+    with first.location, ir.InsertionPoint(ret):
+        func.ReturnOp([v if _is_tensor(v) else _boxed(v) for v in s.outputs])
+    ret.operation.erase()
+    for old, new in zip(s.outputs, outside):
         _replace_uses_in(old, new, caller)
-    for v, arg in zip(s.inputs, entry.arguments):
-        _replace_uses_in(v, arg, s.function)
+    for v, new in zip(s.inputs, inside):
+        _replace_uses_in(v, new, s.function)
     s.op, s.inputs, s.outputs, s.ops = call.operation, list(call.operands), list(call.results), []
 
 

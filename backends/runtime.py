@@ -13,6 +13,7 @@ from mlir import ir
 
 from aten_mlir.backends.reference.interpreter import (
     REFERENCE_KERNELS,
+    reference_kernel,
     _check_input,
     _run_aten,
 )
@@ -44,6 +45,7 @@ class CompiledProgram:
         self.signature = program.signature
         self.fallbacks: list[Fallback] = list(fallbacks)
         self.library = library
+        self.from_cache = False  # True when compile() loaded it without running MLIR
         self._main = main  # kept alive: the plan the runtime walks
         ftype = ir.FunctionType(ir.TypeAttr(program.main.attributes["function_type"]).value)
         self._result_types = list(ftype.results)
@@ -151,6 +153,19 @@ class CompiledProgram:
                     f"{type(e).__name__}: {e}"
                 ) from e
         return [REFERENCE_KERNELS[op.name](op, *[env[v] for v in op.operands])]
+
+
+@reference_kernel("tensor.from_elements")
+def _from_elements(op, *values):
+    """A scalar entering a native segment, boxed as a 0-d tensor (see partition._boxed)."""
+    t = ir.RankedTensorType(op.results[0].type)
+    return torch.tensor(values, dtype=dtype_of(t.element_type)).reshape(t.shape)
+
+
+@reference_kernel("tensor.extract")
+def _extract(op, t, *indices):
+    """A scalar leaving a native segment, unboxed from its 0-d tensor."""
+    return t[tuple(indices)].item()
 
 
 SEED_ATTR = "aten.rng_seed"

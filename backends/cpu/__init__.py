@@ -6,12 +6,16 @@ f = lib.function("f", ["memref<2x?xf32>"], ["memref<2xf32>"])
 """
 
 from .abi import NativeFunction, parse_memref_type
-from .native import NativeBuildError, NativeLibrary, compile_llvm_module
+from .cache import compiler_version, default_cache_dir
+from .native import NativeBuildError, NativeLibrary, compile_llvm_module, load_cached_library
 
 __all__ = [
     "NativeBuildError",
     "NativeFunction",
     "NativeLibrary",
     "compile_llvm_module",
+    "compiler_version",
+    "default_cache_dir",
+    "load_cached_library",
     "parse_memref_type",
 ]

@@ -136,11 +136,23 @@ def compile_llvm_module(
     raise NativeBuildError(f"the library just built does not load: {problem}")
 
 
+def load_cached_library(key: str, cache_dir: str | Path | None = None) -> NativeLibrary | None:
+    """The library of cache entry `key` (a `NativeLibrary.key`), or None when it is missing or
+    corrupt: lets a caller that keys on its own input skip MLIR entirely."""
+    directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    entry = Entry(directory, key)
+    loaded, _ = _load(entry)
+    if loaded is None:
+        return None
+    return NativeLibrary(loaded[0], path=entry.so, key=key, functions=loaded[1], from_cache=True)
+
+
 def _load(entry: Entry):
     """((CDLL, function names), None) for a valid entry, else (None, why)."""
     meta = entry.read_sidecar()
     if meta is None:
         return None, f"{entry.sidecar} missing, unreadable or not matching {entry.so}"
+    _load_runtime_support()
     try:
         handle = ctypes.CDLL(str(entry.so))
     except OSError as error:
@@ -169,6 +181,18 @@ def _build(text: str, entry: Entry, opt_level: int, functions: list[str]) -> Non
             _run(_link_command(obj, so))
             digest = file_sha256(so)
     entry.write_sidecar(digest, functions, opt_level, CPU)
+
+
+@functools.cache
+def _load_runtime_support() -> None:
+    """Makes MLIR's C runner utilities (`memrefCopy` for strided copies, ...) global, so the
+    libraries' undefined references to them resolve at load time."""
+    spec = importlib.util.find_spec("mlir")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(location) / "lib" / "libmlir_c_runner_utils.so"
+        if path.is_file():
+            ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+            return
 
 
 def _link_command(obj: Path, out: Path) -> list[str] | None:

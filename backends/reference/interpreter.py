@@ -92,6 +92,8 @@ def _select(op, c, a, b):
 @reference_kernel("arith.constant")
 def _constant(op):
     attr = op.attributes["value"]
+    if isinstance(attr, ir.BoolAttr):
+        return bool(attr.value)
     if isinstance(attr, ir.IntegerAttr):
         is_bool = isinstance(attr.type, ir.IntegerType) and attr.type.width == 1
         return bool(attr.value) if is_bool else attr.value

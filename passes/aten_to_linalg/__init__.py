@@ -15,6 +15,7 @@ from . import (  # noqa: F401  (each family fills LOWERINGS)
     pooling,
     random,
     reductions,
+    scalars,
     scatter,
     shapes,
     sorting,

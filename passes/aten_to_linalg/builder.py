@@ -111,8 +111,10 @@ class LoweringRewriter(DecompositionRewriter):
 
     def empty(self, t: ir.RankedTensorType, sizes: Sequence[int | ir.Value]) -> ir.Value:
         """`tensor.empty` of type `t`; `sizes` gives the dynamic dims (ints or index values)."""
-        mixed = [self._index(s) if t.is_dynamic_dim(d) else t.get_dim_size(d) for d, s in
-                 enumerate(sizes)]
+        mixed = [
+            self._index(s) if t.is_dynamic_dim(d) else t.get_dim_size(d)
+            for d, s in enumerate(sizes)
+        ]
         with self.at():
             return tensor.EmptyOp(mixed, t.element_type).result
 

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
 
 import aten_mlir
 from aten_mlir.passes.lowering import stage_names
+
+_REPO = Path(__file__).resolve().parents[2]
 
 
 class Pair(torch.nn.Module):
@@ -62,8 +66,9 @@ def test_mutated_buffers_are_written_back():
 def test_dynamic_batch_stays_dynamic():
     batch = torch.export.Dim("batch")
     x = torch.randn(5, 3)
-    ep = torch.export.export(Pair(), (x,), {"scale": torch.randn(3)},
-                             dynamic_shapes={"x": {0: batch}, "scale": None})
+    ep = torch.export.export(
+        Pair(), (x,), {"scale": torch.randn(3)}, dynamic_shapes={"x": {0: batch}, "scale": None}
+    )
     program = aten_mlir.compile(ep)
     for n in (2, 9):
         x = torch.randn(n, 3)
@@ -88,7 +93,8 @@ def test_every_dumped_stage_replays_with_aten_opt(tmp_path):
         source = tmp_path / f"{i - 1:02d}-{names[i - 2]}.mlir"
         run = subprocess.run(
             [sys.executable, "-m", "aten_mlir.tools.aten_opt", "--stage", stage, str(source)],
-            capture_output=True, text=True,
+            capture_output=True,
+            text=True,
         )
         assert run.returncode == 0, run.stderr
 
@@ -108,7 +114,7 @@ def test_a_rule_that_fails_raises_compile_error_with_repro(monkeypatch):
     monkeypatch.setitem(LOWERINGS, "aten.sin", Rule("aten.sin", broken, "aten.sin -> boom"))
     ep = torch.export.export(UsesCumsum(), (torch.randn(4),))
     with pytest.raises(aten_mlir.CompileError) as info:
-        aten_mlir.compile(ep)
+        aten_mlir.compile(ep, cache=False)
     text = str(info.value)
     assert "stage 'aten-to-linalg'" in text and "'aten.sin'" in text and "boom" in text
     assert "test_compile.py" in text.splitlines()[0]  # the user's source line
@@ -120,7 +126,7 @@ def test_fallbacks_are_reported_and_run_eagerly(monkeypatch):
 
     monkeypatch.delitem(LOWERINGS, "aten.sin", raising=False)
     x = torch.randn(6)
-    program = aten_mlir.compile(torch.export.export(UsesCumsum(), (x,)))
+    program = aten_mlir.compile(torch.export.export(UsesCumsum(), (x,)), cache=False)
     assert [f.op for f in program.fallbacks if f.op == "aten.sin"] == ["aten.sin"]
     assert "test_compile.py" in program.fallbacks[0].location
     torch.testing.assert_close(program(x), UsesCumsum()(x))
@@ -129,3 +135,47 @@ def test_fallbacks_are_reported_and_run_eagerly(monkeypatch):
 def test_unknown_target():
     with pytest.raises(ValueError, match="unknown target"):
         aten_mlir.compile(torch.export.export(Counter(), (torch.ones(3),)), target="tpu")
+
+
+_FRESH_PROCESS = """
+import sys, torch, aten_mlir
+import aten_mlir.backends.compiler as compiler
+from tests.backends.test_compile import Counter
+def no_mlir(*a, **k):
+    raise AssertionError("the MLIR pipeline ran")
+compiler._lower = no_mlir
+ep = torch.export.export(Counter(), (torch.ones(3),))
+program = aten_mlir.compile(ep, cache_dir=sys.argv[1])
+assert program.from_cache
+print(program(torch.full((3,), 2.0)).tolist())
+"""
+
+
+def test_a_fresh_process_loads_the_compiled_program_from_disk(tmp_path):
+    ep = torch.export.export(Counter(), (torch.ones(3),))
+    first = aten_mlir.compile(ep, cache_dir=tmp_path)
+    assert not first.from_cache
+    assert list(tmp_path.glob("*.program.mlir")) and list(tmp_path.glob("*.so"))
+    run = subprocess.run(
+        [sys.executable, "-c", _FRESH_PROCESS, str(tmp_path)],
+        capture_output=True, text=True, cwd=_REPO,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "[4.0, 4.0, 4.0]"
+
+
+def test_a_corrupt_cache_entry_is_ignored_and_rebuilt(tmp_path):
+    ep = torch.export.export(Counter(), (torch.ones(3),))
+    aten_mlir.compile(ep, cache_dir=tmp_path / "first")
+    # Corrupt a copy: this process has the original library mapped, and a library is never
+    # rewritten in place (entries are replaced by rename), so a copy stands for another run's.
+    cache = tmp_path / "copy"
+    shutil.copytree(tmp_path / "first", cache)
+    for plan in cache.glob("*.program.mlir"):
+        plan.write_text(plan.read_text().replace("func.call", "func.cal"))
+    for so in cache.glob("*.so"):
+        so.write_bytes(b"garbage")
+    program = aten_mlir.compile(ep, cache_dir=cache)
+    assert not program.from_cache
+    torch.testing.assert_close(program(torch.ones(3)), torch.full((3,), 2.0))
+    assert aten_mlir.compile(ep, cache_dir=cache).from_cache

@@ -186,7 +186,17 @@ def _write_core_map(rows, path: str) -> None:
         opinfo = case_id.rsplit("-", 1)[0]
         for op in ops:
             sizes[op][opinfo] = min(int(n), sizes[op].get(opinfo, 10**9))
+    from aten_mlir.passes.decompose import target_set
+
     table = {op: sorted(d, key=lambda k: (d[k], k)) for op, d in sorted(sizes.items())}
+    table = {op: ids for op, ids in table.items() if op in target_set()}
+    try:  # merge with a map written from other dtypes' samples
+        with open(path) as f:
+            for op, ids in json.load(f).items():
+                table[op] = table.get(op, []) + [i for i in ids if i not in table.get(op, [])]
+    except (OSError, ValueError):
+        pass
+    table = dict(sorted(table.items()))
     with open(path, "w") as f:
         json.dump(table, f, indent=1, sort_keys=True)
         f.write("\n")

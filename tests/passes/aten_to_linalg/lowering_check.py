@@ -36,8 +36,9 @@ def compile_op(op_name: str, tensors, dynamic=False, names=None, **kwargs):
     return program, aten_mlir.compile(program)
 
 
-def assert_lowers(op_name: str, tensors, dynamic=False, names=None, atol=1e-5, rtol=1.3e-6,
-                  **kwargs):
+def assert_lowers(
+    op_name: str, tensors, dynamic=False, names=None, atol=1e-5, rtol=1.3e-6, **kwargs
+):
     """Compiles the single-op program, asserts `op_name` was lowered (not a fallback) and that
     the native result equals eager's. Returns (actual, expected)."""
     program, compiled = compile_op(op_name, tensors, dynamic=dynamic, names=names, **kwargs)
@@ -48,8 +49,9 @@ def assert_lowers(op_name: str, tensors, dynamic=False, names=None, atol=1e-5, r
     return actual, expected
 
 
-def assert_module_lowers(module: torch.nn.Module, inputs, dynamic_shapes=None, atol=1e-5,
-                         rtol=1.3e-6, allow_fallback=()):
+def assert_module_lowers(
+    module: torch.nn.Module, inputs, dynamic_shapes=None, atol=1e-5, rtol=1.3e-6, allow_fallback=()
+):
     """Exports `module`, compiles it, asserts no fallback beyond `allow_fallback` and that it
     computes what eager computes."""
     ep = torch.export.export(module, tuple(inputs), dynamic_shapes=dynamic_shapes, strict=False)

@@ -1,0 +1,1 @@
+"""Benchmarks, run on demand (never part of the test suite)."""
