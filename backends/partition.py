@@ -147,6 +147,37 @@ def _boxed(v: ir.Value) -> ir.Value:
     return tensor.from_elements(ir.RankedTensorType.get([], v.type), [v])
 
 
+def _is_bool_tensor(v: ir.Value) -> bool:
+    t = v.type
+    return (
+        isinstance(t, ir.RankedTensorType)
+        and isinstance(t.element_type, ir.IntegerType)
+        and ir.IntegerType(t.element_type).width == 1
+    )
+
+
+def _stored_bool(v: ir.Value) -> ir.Value:
+    """A bool tensor entering a segment travels as its i8 storage (a runtime view)."""
+    t = ir.RankedTensorType(v.type)
+    i8 = ir.RankedTensorType.get(t.shape, ir.IntegerType.get_signless(8))
+    return ir.Operation.create(CAST, results=[i8], operands=[v]).result
+
+
+def _use_bool_storage(v: ir.Value, stored: ir.Value, function: str) -> None:
+    """Inside the segment, the bool value's users are casts to storage or size reads: both
+    take the i8 argument directly."""
+    for use in list(v.uses):
+        owner = use.owner.operation
+        if _function_of(owner) != function:
+            continue
+        if owner.name == CAST and owner.results[0].type == stored.type:
+            owner.results[0].replace_all_uses_with(stored)
+        elif owner.name == "tensor.dim":
+            owner.operands[use.operand_number] = stored
+        else:
+            raise NotImplementedError(f"bool tensor {v} is read by {owner.name} in a segment")
+
+
 def _boxed_type(v: ir.Value) -> ir.Type:
     if _is_tensor(v):
         return v.type
@@ -249,7 +280,8 @@ def _make_function(module: ir.Module, s: Step) -> None:
     caller = _function_of(first)
     # Scalars cross the boundary boxed in 0-d tensors (the native ABI passes memrefs only).
     with first.location, ir.InsertionPoint(first):
-        operands = [v if _is_tensor(v) else _boxed(v) for v in s.inputs]
+        operands = [_stored_bool(v) if _is_bool_tensor(v) else v for v in s.inputs]
+        operands = [v if _is_tensor(v) else _boxed(v) for v in operands]
         call = func.CallOp([_boxed_type(v) for v in s.outputs], s.function, operands)
         outside = [
             r if _is_tensor(v) else _unboxed(r, v.type) for v, r in zip(s.outputs, call.results)
@@ -272,7 +304,10 @@ def _make_function(module: ir.Module, s: Step) -> None:
     for old, new in zip(s.outputs, outside):
         _replace_uses_in(old, new, caller)
     for v, new in zip(s.inputs, inside):
-        _replace_uses_in(v, new, s.function)
+        if _is_bool_tensor(v):
+            _use_bool_storage(v, new, s.function)
+        else:
+            _replace_uses_in(v, new, s.function)
     s.op, s.inputs, s.outputs, s.ops = call.operation, list(call.operands), list(call.results), []
 
 

@@ -13,7 +13,6 @@ from mlir import ir
 
 from aten_mlir.backends.reference.interpreter import (
     REFERENCE_KERNELS,
-    reference_kernel,
     _check_input,
     _run_aten,
 )
@@ -91,7 +90,7 @@ class CompiledProgram:
                     ]
                     break
                 env.update(zip(op.results, self._run(op, env)))
-        return self._outputs(returned, user_inputs)
+            return self._outputs(returned, user_inputs)
 
     def _outputs(self, returned: list, user_inputs):
         """The module's outputs; buffers and inputs the program mutates are written in place,
@@ -153,19 +152,6 @@ class CompiledProgram:
                     f"{type(e).__name__}: {e}"
                 ) from e
         return [REFERENCE_KERNELS[op.name](op, *[env[v] for v in op.operands])]
-
-
-@reference_kernel("tensor.from_elements")
-def _from_elements(op, *values):
-    """A scalar entering a native segment, boxed as a 0-d tensor (see partition._boxed)."""
-    t = ir.RankedTensorType(op.results[0].type)
-    return torch.tensor(values, dtype=dtype_of(t.element_type)).reshape(t.shape)
-
-
-@reference_kernel("tensor.extract")
-def _extract(op, t, *indices):
-    """A scalar leaving a native segment, unboxed from its 0-d tensor."""
-    return t[tuple(indices)].item()
 
 
 SEED_ATTR = "aten.rng_seed"

@@ -22,7 +22,8 @@ LOWERING_STAGES: list[Stage] = [
     Stage("decompose", "aten-decompose", "any aten op -> the core ATen op set"),
     Stage(
         "aten-to-linalg",
-        "convert-aten-to-linalg{allow-fallback},canonicalize,cse",
+        "convert-aten-to-linalg{allow-fallback},resolve-ranked-shaped-type-result-dims,"
+        "canonicalize,cse",
         "core aten -> linalg/tensor/arith/math on tensors (ops without lowering stay)",
     ),
     Stage(

