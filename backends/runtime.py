@@ -49,6 +49,9 @@ class CompiledProgram:
         ftype = ir.FunctionType(ir.TypeAttr(program.main.attributes["function_type"]).value)
         self._result_types = list(ftype.results)
         self._seed_args = _seed_arguments(main)
+        self._state_pointers = {
+            t.data_ptr() for t in self.state.values() if isinstance(t, torch.Tensor)
+        }
         self._block = main.regions[0].blocks[0]
         self._ops = [op.operation for op in self._block.operations]
         self._functions = {}
@@ -98,9 +101,12 @@ class CompiledProgram:
         sig = self.signature
         inputs_by_name = dict(zip((s.name for s in sig.user_inputs), user_inputs))
         user = []
+        owned = {t.data_ptr() for t in user_inputs} | self._state_pointers
         for spec, value in zip(sig.outputs, returned):
             if spec.role == "user_output":
-                user.append(value)
+                # An output that is an input or a parameter itself (canonicalization removed a
+                # copy: `clone(x)` -> `x`) is copied, as eager returns a new tensor.
+                user.append(value.clone() if value.data_ptr() in owned else value)
             elif spec.role == "mutated_buffer":
                 self.state[spec.name].copy_(value)
             elif spec.role == "mutated_input":

@@ -43,7 +43,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def measure(name: str, cache: str) -> dict:
     run = subprocess.run(
         [sys.executable, "-c", _ONE_RUN, name, cache],
-        capture_output=True, text=True, cwd=ROOT, check=False,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
     )
     if run.returncode:
         raise RuntimeError(f"{name}: {run.stderr.strip().splitlines()[-1]}")

@@ -1,6 +1,13 @@
 """Passes over aten IR: a registry of named passes and mlir-opt style pipelines."""
 
-from . import aten_to_linalg, c_interface, decompose, drop_dead, verify  # noqa: F401
+from . import (  # noqa: F401  (registers the passes)
+    accurate_math,
+    aten_to_linalg,
+    c_interface,
+    decompose,
+    drop_dead,
+    verify,
+)
 from .pipeline import (
     NestedPipeline,
     PassElement,

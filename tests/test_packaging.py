@@ -1,14 +1,17 @@
 """pyproject lists every package directory, so a built wheel holds all of the code."""
 
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 SKIP = {"tests", "lit_tests", "bench", ".ci", "build"}
 
 
 def test_every_package_is_listed():
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
     found = {"aten_mlir"}
     for init in ROOT.rglob("__init__.py"):
         rel = init.parent.relative_to(ROOT)

@@ -188,8 +188,18 @@ def _link_command(obj: Path, out: Path) -> list[str] | None:
     cc = _which("cc") or _which("gcc") or _which("clang")
     if cc:
         support = str(Path(__file__).with_name("runtime_support.c"))
-        return [cc, "-shared", "-O2", "-fPIC", "-Wl,-Bsymbolic", "-o", str(out), str(obj), support,
-                "-lm"]
+        return [
+            cc,
+            "-shared",
+            "-O2",
+            "-fPIC",
+            "-Wl,-Bsymbolic",
+            "-o",
+            str(out),
+            str(obj),
+            support,
+            "-lm",
+        ]
     ld = _which("ld") or _which("ld.lld")
     if ld:
         return [ld, "-shared", "-Bsymbolic", "-o", str(out), str(obj), "-lm", "-lc"]

@@ -107,9 +107,24 @@ def _index_cast(op, a):
     return int(a)
 
 
-@reference_kernel("arith.sitofp")
-def _sitofp(op, a):
-    return float(a)
+@reference_kernel("arith.sitofp", "arith.uitofp", "arith.extf", "arith.truncf")
+def _to_float(op, a):
+    return float(a)  # Python floats are doubles: truncf to f32 rounds later, where it is stored
+
+
+@reference_kernel("arith.fptosi", "arith.fptoui")
+def _to_int(op, a):
+    return int(a)  # truncates toward zero, as the cast does
+
+
+@reference_kernel("arith.ceildivsi", "arith.ceildivui")
+def _ceildiv(op, a, b):
+    return -((-a) // b)
+
+
+@reference_kernel("arith.divui")
+def _divui(op, a, b):
+    return a // b
 
 
 @reference_kernel("tensor.dim")
@@ -119,7 +134,7 @@ def _dim(op, t, d):
 
 @reference_kernel("tensor.from_elements")
 def _from_elements(op, *values):
-    """A scalar entering a native segment, boxed as a 0-d tensor (the compiled runtime boxes scalars so)."""
+    """A scalar entering a compiled segment, boxed as a 0-d tensor."""
     t = ir.RankedTensorType(op.results[0].type)
     return torch.tensor(values, dtype=dtype_of(t.element_type)).reshape(t.shape)
 

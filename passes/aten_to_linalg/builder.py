@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
+from aten_mlir.dialects import get_op_def
+
 from ..decompose.registry import DecompositionRewriter
 
 PARALLEL = linalg.IteratorType.parallel
@@ -48,6 +50,10 @@ class LoweringRewriter(DecompositionRewriter):
         super().__init__(op, rewriter)
         self._ops_before = self._block_len()
         self.args = {k: self._stored(v) for k, v in self.args.items()}
+        # An argument the op leaves out takes its schema default (gelu's approximate="none").
+        for a in get_op_def(op.name).args:
+            if self.args.get(a.name) is None and a.has_default and a.default is not None:
+                self.args[a.name] = a.default
 
     # -- bool tensors are stored as i8 (LLVM cannot store memrefs of i1) -----------------------
     def _stored(self, v):

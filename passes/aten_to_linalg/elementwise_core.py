@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 
 import torch
 from mlir import ir
-
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
 from aten_mlir.dialects import dtype_of, element_type
@@ -104,7 +103,10 @@ def elementwise(
     """
     out_dtype = dtype_of(elem(rw.op.results[0].type)) if result is None else dtype_of(elem(result))
     result = result or rw.result_type()
-    if is_unsigned(result) or any(isinstance(o, ir.Value) and is_unsigned(o) for o in operands):
+    tensors_ = [o for o in operands if isinstance(o, ir.Value)]
+    if any(is_unsigned(t) or isinstance(elem(t), ir.ComplexType) for t in [result, *tensors_]):
+        return None  # no arith ops on unsigned or complex elements: left for the eager fallback
+    if any(isinstance(o, complex) for o in operands):
         return None  # unsigned ints: no arith ops on them (left for the eager fallback)
     if compute is None:
         compute = opmath(out_dtype)

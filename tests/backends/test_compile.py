@@ -158,7 +158,9 @@ def test_a_fresh_process_loads_the_compiled_program_from_disk(tmp_path):
     assert list(tmp_path.glob("*.program.mlir")) and list(tmp_path.glob("*.so"))
     run = subprocess.run(
         [sys.executable, "-c", _FRESH_PROCESS, str(tmp_path)],
-        capture_output=True, text=True, cwd=_REPO,
+        capture_output=True,
+        text=True,
+        cwd=_REPO,
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == "[4.0, 4.0, 4.0]"

@@ -18,9 +18,22 @@ def _floats(*shape, seed=0):
 @pytest.mark.parametrize("dynamic", [False, True])
 @pytest.mark.parametrize(
     "op",
-    ["aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.div.Tensor", "aten.maximum",
-     "aten.minimum", "aten.remainder.Tensor", "aten.fmod.Tensor", "aten.eq.Tensor",
-     "aten.ne.Tensor", "aten.lt.Tensor", "aten.le.Tensor", "aten.gt.Tensor", "aten.ge.Tensor"],
+    [
+        "aten.add.Tensor",
+        "aten.sub.Tensor",
+        "aten.mul.Tensor",
+        "aten.div.Tensor",
+        "aten.maximum",
+        "aten.minimum",
+        "aten.remainder.Tensor",
+        "aten.fmod.Tensor",
+        "aten.eq.Tensor",
+        "aten.ne.Tensor",
+        "aten.lt.Tensor",
+        "aten.le.Tensor",
+        "aten.gt.Tensor",
+        "aten.ge.Tensor",
+    ],
 )
 def test_binary_float(op, dynamic):
     assert_lowers(op, [_floats(3, 4), _floats(4, seed=1)], dynamic=dynamic)
@@ -28,14 +41,27 @@ def test_binary_float(op, dynamic):
 
 @pytest.mark.parametrize(
     "op",
-    ["aten.add.Tensor", "aten.sub.Tensor", "aten.mul.Tensor", "aten.div.Tensor", "aten.maximum",
-     "aten.minimum", "aten.remainder.Tensor", "aten.fmod.Tensor", "aten.lt.Tensor",
-     "aten.bitwise_and.Tensor", "aten.bitwise_or.Tensor", "aten.bitwise_xor.Tensor"],
+    [
+        "aten.add.Tensor",
+        "aten.sub.Tensor",
+        "aten.mul.Tensor",
+        "aten.div.Tensor",
+        "aten.maximum",
+        "aten.minimum",
+        "aten.remainder.Tensor",
+        "aten.fmod.Tensor",
+        "aten.lt.Tensor",
+        "aten.bitwise_and.Tensor",
+        "aten.bitwise_or.Tensor",
+        "aten.bitwise_xor.Tensor",
+    ],
 )
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.int8])
 def test_binary_int(op, dtype):
     a = torch.randint(-50, 50, (3, 4), dtype=dtype)
-    b = torch.randint(1, 9, (3, 1), dtype=dtype) * (1 - 2 * torch.randint(0, 2, (3, 1), dtype=dtype))
+    b = torch.randint(1, 9, (3, 1), dtype=dtype) * (
+        1 - 2 * torch.randint(0, 2, (3, 1), dtype=dtype)
+    )
     assert_lowers(op, [a, b])
 
 
@@ -59,8 +85,16 @@ def test_scalar_promotion_and_alpha():
 def test_bool_ops():
     a = torch.tensor([True, False, True, False])
     b = torch.tensor([True, True, False, False])
-    for op in ["aten.logical_and", "aten.logical_or", "aten.logical_xor", "aten.add.Tensor",
-               "aten.mul.Tensor", "aten.maximum", "aten.eq.Tensor", "aten.lt.Tensor"]:
+    for op in [
+        "aten.logical_and",
+        "aten.logical_or",
+        "aten.logical_xor",
+        "aten.add.Tensor",
+        "aten.mul.Tensor",
+        "aten.maximum",
+        "aten.eq.Tensor",
+        "aten.lt.Tensor",
+    ]:
         assert_lowers(op, [a, b])
     assert_lowers("aten.logical_not", [a])
     assert_lowers("aten.bitwise_not", [a])

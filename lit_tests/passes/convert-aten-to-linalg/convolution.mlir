@@ -1,0 +1,48 @@
+// RUN: aten-opt %s --split-input-file -p convert-aten-to-linalg | FileCheck %s
+
+// Padding is a linalg.copy into the interior of a zero-filled tensor (bufferizes in place);
+// the bias is broadcast into the accumulator the named convolution adds to.
+// CHECK-DAG: #[[BIAS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @conv2d
+// CHECK-SAME: (%[[X:[^ :]+]]: tensor<?x3x8x8xf32>, %[[W:[^ :]+]]: tensor<4x3x3x3xf32>, %[[B:[^ :]+]]: tensor<4xf32>)
+// CHECK: %[[Z:.+]] = linalg.fill {{.+}} -> tensor<?x3x10x10xf32>
+// CHECK: %[[IN:.+]] = tensor.extract_slice %[[Z]][0, 0, 1, 1] [%{{.+}}, 3, 8, 8] [1, 1, 1, 1]
+// CHECK: %[[C:.+]] = linalg.copy {{.+}} ins(%[[X]] : tensor<?x3x8x8xf32>) outs(%[[IN]] : tensor<?x3x8x8xf32>)
+// CHECK: %[[P:.+]] = tensor.insert_slice %[[C]] into %[[Z]][0, 0, 1, 1]
+// CHECK: %[[ACC:.+]] = linalg.generic {indexing_maps = [#[[BIAS]], {{.+}}]{{.+}} ins(%[[B]] : tensor<4xf32>)
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %[[W]] : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%[[ACC]] : tensor<?x4x4x4xf32>)
+func.func @conv2d(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<4xf32>) -> tensor<?x4x4x4xf32> {
+  %0 = "aten.convolution"(%x, %w, %b) {dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, padding = array<i64: 1, 1>, stride = array<i64: 2, 2>, transposed = false} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<?x4x4x4xf32>
+  return %0 : tensor<?x4x4x4xf32>
+}
+
+// -----
+
+// Groups: channel dims split into (group, channel) views for the grouped named op.
+// CHECK-LABEL: func.func @grouped
+// CHECK-DAG: %[[XG:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 2, 2, 8, 8]
+// CHECK-DAG: %[[WG:.+]] = tensor.expand_shape %{{.+}} {{\[\[}}0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3]
+// CHECK: %[[O:.+]] = linalg.conv_2d_ngchw_gfchw {{.+}} ins(%[[XG]], %[[WG]] : tensor<2x2x2x8x8xf32>, tensor<2x3x2x3x3xf32>) outs(%{{.+}} : tensor<2x2x3x6x6xf32>)
+// CHECK: %[[R:.+]] = tensor.collapse_shape %[[O]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x2x3x6x6xf32> into tensor<2x6x6x6xf32>
+// CHECK: return %[[R]]
+func.func @grouped(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2x6x6x6xf32> {
+  %0 = "aten.convolution"(%x, %w) {dilation = array<i64: 1, 1>, groups = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<2x4x8x8xf32>, tensor<6x2x3x3xf32>) -> tensor<2x6x6x6xf32>
+  return %0 : tensor<2x6x6x6xf32>
+}
+
+// -----
+
+// Transposed: the input is zero-dilated by the stride (a strided slice) and padded by
+// d(k-1) - p (+ output_padding on the right); the kernel is flipped with in/out swapped.
+// CHECK-DAG: #[[FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, -d3 + 2)>
+// CHECK-LABEL: func.func @transposed
+// CHECK: %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x4x12xf32>
+// CHECK: tensor.extract_slice %[[Z]][0, 0, 1] [2, 4, 5] [1, 1, 2]
+// CHECK: %[[D:.+]] = tensor.insert_slice %{{.+}} into %[[Z]][0, 0, 1] [2, 4, 5] [1, 1, 2]
+// CHECK: linalg.generic {indexing_maps = [#[[FLIP]],
+// CHECK: %[[K:.+]] = tensor.collapse_shape %{{.+}} : tensor<1x3x4x3xf32> into tensor<3x4x3xf32>
+// CHECK: linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%[[D]], %[[K]] : tensor<2x4x12xf32>, tensor<3x4x3xf32>)
+func.func @transposed(%x: tensor<2x4x5xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x3x10xf32> {
+  %0 = "aten.convolution"(%x, %w) {dilation = array<i64: 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 1>, padding = array<i64: 1>, stride = array<i64: 2>, transposed = true} : (tensor<2x4x5xf32>, tensor<4x3x3xf32>) -> tensor<2x3x10xf32>
+  return %0 : tensor<2x3x10xf32>
+}

@@ -1,0 +1,48 @@
+// RUN: aten-opt %s --split-input-file -p convert-aten-to-linalg | FileCheck %s
+
+// Two-pass statistics (mean, then squared deviations from it), then one normalising generic;
+// mean and rstd come back as keepdim views.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK-SAME: (%[[X:.+]]: tensor<?x8xf32>, %[[W:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>)
+// CHECK: %[[SUM:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<?x8xf32>)
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<?xf64>)
+// CHECK: arith.divf
+// CHECK: %[[SQ:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MEAN]] : tensor<?x8xf32>, tensor<?xf64>)
+// CHECK: arith.subf
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf
+// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<?xf64>)
+// CHECK: math.sqrt
+// CHECK: %[[OUT:.+]] = linalg.generic {{.+}} ins(%[[X]], %[[MEAN]], %[[RSTD]], %[[W]], %[[B]] : tensor<?x8xf32>, tensor<?xf64>, tensor<?xf64>, tensor<8xf32>, tensor<8xf32>)
+// CHECK: tensor.expand_shape
+// CHECK: tensor.expand_shape
+// CHECK-NOT: aten.
+func.func @layer_norm(%x: tensor<?x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<?x8xf32>, tensor<?x1xf32>, tensor<?x1xf32>) {
+  %0:3 = "aten.native_layer_norm"(%x, %w, %b) {eps = 1.000000e-05 : f64, normalized_shape = array<i64: 8>, operandSegmentSizes = array<i32: 1, 0, 1, 1, 0>} : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<?x8xf32>, tensor<?x1xf32>, tensor<?x1xf32>)
+  return %0#0, %0#1, %0#2 : tensor<?x8xf32>, tensor<?x1xf32>, tensor<?x1xf32>
+}
+
+// -----
+
+// Group norm reduces an (N, G, C/G, HxW) view of the input: no copies.
+// CHECK-LABEL: func.func @group_norm
+// CHECK: %[[C:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0], [1], [2, 3]] : tensor<2x6x4x5xf32> into tensor<2x6x20xf32>
+// CHECK: %[[V:.+]] = tensor.expand_shape %[[C]] {{\[}}[0], [1, 2], [3]] output_shape [2, 3, 2, 20]
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction", "reduction"]} ins(%[[V]] : tensor<2x3x2x20xf32>)
+// CHECK: tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2], [3]] : tensor<2x3x2x20xf32> into tensor<2x6x20xf32>
+// CHECK-NOT: aten.
+func.func @group_norm(%x: tensor<2x6x4x5xf32>) -> (tensor<2x6x4x5xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %0:3 = "aten.native_group_norm"(%x) {C = 6 : i64, HxW = 20 : i64, N = 2 : i64, eps = 1.000000e-05 : f64, group = 3 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0>} : (tensor<2x6x4x5xf32>) -> (tensor<2x6x4x5xf32>, tensor<2x3xf32>, tensor<2x3xf32>)
+  return %0#0, %0#1, %0#2 : tensor<2x6x4x5xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// Training batch norm: statistics over N and the spatial dims, per channel.
+// CHECK-LABEL: func.func @batch_norm_training
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[CHAN:.+]]], iterator_types = ["reduction", "parallel", "reduction"]} ins(%{{.+}} : tensor<4x3x5xf32>) outs(%{{.+}} : tensor<3xf64>)
+// CHECK-NOT: aten.
+func.func @batch_norm_training(%x: tensor<4x3x5xf32>) -> (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %0:3 = "aten._native_batch_norm_legit.no_stats"(%x) {eps = 1.000000e-05 : f64, momentum = 1.000000e-01 : f64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0>, training = true} : (tensor<4x3x5xf32>) -> (tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %0#0, %0#1, %0#2 : tensor<4x3x5xf32>, tensor<3xf32>, tensor<3xf32>
+}

@@ -1,0 +1,163 @@
+"""Pooling backward ops and col2im -> gathers over the windows covering each input element.
+
+These ops scatter-add from window outputs into the input; written as scatters they would race
+in parallel loops, so each rule is a `linalg.generic` over the *input* (parallel) and the few
+window offsets that can reach it (reduction), reading the contributions with `tensor.extract` at
+clamped positions and masking those that are not real. Offsets run so that contributions arrive
+in ascending output order, as ATen's CPU kernels add them (same rounding).
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, tensor
+
+from . import convolution_tensors as T
+from .builder import is_float, tensor_type
+from .pooling_windows import CMPI, Windows, avg_divisor
+from .registry import register_lowering
+
+
+def _add(acc, v, valid):
+    zero = arith.constant(v.type, 0.0 if is_float(v.type) else 0)
+    v = arith.select(valid, v, zero)
+    return arith.addf(acc, v) if is_float(v.type) else arith.addi(acc, v)
+
+
+def _clamp(v, size):
+    return arith.maxsi(arith.minsi(v, arith.subi(T.ival(size), T.icst(1))), T.icst(0))
+
+
+def _hit(t, s, count):
+    """For t = h + p - k*d: whether an output o = t / s with 0 <= o < count exists there."""
+    ok = arith.cmpi(CMPI.sge, t, T.icst(0))
+    if s != 1:
+        ok = arith.andi(ok, arith.cmpi(CMPI.eq, arith.remsi(t, T.icst(s)), T.icst(0)))
+    o = arith.divsi(t, T.icst(s)) if s != 1 else t
+    return arith.andi(ok, arith.cmpi(CMPI.slt, o, T.ival(count))), o
+
+
+def _float_inputs(rw, *values):
+    return all(is_float(tensor_type(v).element_type) for v in values) and is_float(
+        rw.result_type().element_type
+    )
+
+
+@register_lowering("aten.avg_pool2d_backward")
+def lower_avg_pool2d_backward(op, rw):
+    """aten.avg_pool2d_backward -> linalg.generic(gather of grad / divisor, tensor.extract)"""
+    a = rw.args
+    go, x = a["grad_output"], a["self"]
+    if not _float_inputs(rw, go, x):
+        return None
+    w = Windows(
+        rw, x, 2, a["kernel_size"], a["stride"], a["padding"], [1], a["ceil_mode"], out=rw.sizes(go)
+    )
+    include_pad, override = a["count_include_pad"], a.get("divisor_override")
+    e = tensor_type(go).element_type
+    lead, n = w.lead, w.n
+    # The outputs whose window holds h: o*s <= h + p < o*s + k, at most ceil(k/s) of them.
+    reach = [-(-k // s) for k, s in zip(w.k, w.s)]
+
+    def body(idx, acc):
+        outs, valid = [], None
+        for j in range(n):
+            q = arith.addi(idx[lead + j], T.icst(w.p[j]))
+            last = arith.divsi(q, T.icst(w.s[j]))
+            o = arith.addi(arith.subi(last, T.icst(reach[j] - 1)), idx[lead + n + j])
+            inside = arith.andi(
+                arith.andi(
+                    arith.cmpi(CMPI.sge, o, T.icst(0)), arith.cmpi(CMPI.slt, o, T.ival(w.o[j]))
+                ),
+                arith.cmpi(CMPI.slt, arith.subi(q, arith.muli(o, T.icst(w.s[j]))), T.icst(w.k[j])),
+            )
+            valid = inside if valid is None else arith.andi(valid, inside)
+            outs.append(_clamp(o, w.o[j]))
+        g = tensor.extract(go, idx[:lead] + outs)
+        g = arith.divf(g, avg_divisor(w, idx[:lead] + outs, include_pad, override, e))
+        return _add(acc, g, valid)
+
+    zeros = T.full(rw, w.sizes, e, 0)
+    return T.window_generic(rw, [], [], zeros, n, reach, body)
+
+
+@register_lowering("aten.max_pool2d_with_indices_backward")
+def lower_max_pool2d_with_indices_backward(op, rw):
+    """aten.max_pool2d_with_indices_backward -> linalg.generic(gather where index matches)"""
+    a = rw.args
+    go, x, indices = a["grad_output"], a["self"], a["indices"]
+    if not _float_inputs(rw, go, x):
+        return None
+    w = Windows(
+        rw,
+        x,
+        2,
+        a["kernel_size"],
+        a["stride"],
+        a["padding"],
+        a["dilation"],
+        a["ceil_mode"],
+        out=rw.sizes(go),
+    )
+    e = tensor_type(go).element_type
+    lead, n = w.lead, w.n
+    i64 = ir.IntegerType.get_signless(64)
+
+    def body(idx, acc):
+        outs, valid = [], None
+        for j in range(n):
+            # Kernel offsets from the last one: the outputs come in ascending order.
+            k = arith.subi(T.icst(w.k[j] - 1), idx[lead + n + j])
+            t = arith.subi(arith.addi(idx[lead + j], T.icst(w.p[j])), arith.muli(k, T.icst(w.d[j])))
+            hit, o = _hit(t, w.s[j], w.o[j])
+            valid = hit if valid is None else arith.andi(valid, hit)
+            outs.append(_clamp(o, w.o[j]))
+        at = idx[:lead] + outs
+        here = arith.index_cast(i64, w.flat(idx[lead : lead + n]))
+        chosen = arith.cmpi(CMPI.eq, tensor.extract(indices, at), here)
+        return _add(acc, tensor.extract(go, at), arith.andi(valid, chosen))
+
+    zeros = T.full(rw, w.sizes, e, 0)
+    return T.window_generic(rw, [], [], zeros, n, w.k, body)
+
+
+@register_lowering("aten.col2im")
+def lower_col2im(op, rw):
+    """aten.col2im -> linalg.generic(gather of the columns covering each pixel)"""
+    a = rw.args
+    cols = a["self"]
+    e = tensor_type(cols).element_type
+    if not (is_float(e) or isinstance(e, ir.IntegerType)) or e != rw.result_type().element_type:
+        return None
+    kernel, dil, pad, stride = (
+        list(a[k]) for k in ("kernel_size", "dilation", "padding", "stride")
+    )
+    size = list(a["output_size"])
+    if any(not isinstance(v, int) for v in size):
+        return None
+    lead = tensor_type(cols).rank - 2  # 1 when batched
+    blocks = [
+        (h + 2 * p - d * (k - 1) - 1) // s + 1
+        for h, k, d, p, s in zip(size, kernel, dil, pad, stride)
+    ]
+    csizes = rw.sizes(cols)
+    channels = T.floordiv(rw, csizes[lead], kernel[0] * kernel[1])
+    out_sizes = T.result_sizes(rw, 0, lambda d: [*csizes[:lead], channels, *size][d])
+
+    def body(idx, acc):
+        c = idx[lead]
+        blk, row, valid = [], c, None
+        for j in range(2):
+            k = idx[lead + 3 + j]
+            t = arith.subi(
+                arith.addi(idx[lead + 1 + j], T.icst(pad[j])), arith.muli(k, T.icst(dil[j]))
+            )
+            hit, b = _hit(t, stride[j], blocks[j])
+            valid = hit if valid is None else arith.andi(valid, hit)
+            blk.append(_clamp(b, blocks[j]))
+            row = arith.addi(arith.muli(row, T.icst(kernel[j])), k)
+        col = arith.addi(arith.muli(blk[0], T.icst(blocks[1])), blk[1])
+        return _add(acc, tensor.extract(cols, idx[:lead] + [row, col]), valid)
+
+    zeros = T.full(rw, out_sizes, e, 0)
+    return T.window_generic(rw, [], [], zeros, 2, kernel, body)

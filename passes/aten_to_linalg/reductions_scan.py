@@ -1,0 +1,162 @@
+"""Softmax, log-softmax (max, sum of exp, normalise) and cumsum (a sequential `scf.for` scan)."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from mlir import ir
+from mlir.dialects import arith, math, scf, tensor
+
+from .builder import PARALLEL, convert, elem, is_float, tensor_type
+from .reductions_common import (
+    DYN,
+    acc_type,
+    add,
+    compute_float,
+    dims_map,
+    empty,
+    full,
+    generic,
+    ranked,
+    reduce,
+    shape_of,
+    sizes,
+    supported,
+)
+from .registry import register_lowering
+
+
+def lower_softmax(log: bool, op, rw):
+    """Numerically stable: exp(x - max) / sum, or (x - max) - log(sum); half_to_float makes
+    the result f32, which the result type already says."""
+    x = rw.args["self"]
+    rt = rw.result_type()
+    if not supported(x.type) or not is_float(rt.element_type):
+        return None
+    xt = tensor_type(x)
+    rank = xt.rank
+    dims = [rw.args["dim"] % rank] if rank else []
+    ct = compute_float(rt.element_type)
+    kept = [d for d in range(rank) if d not in dims]
+    with rw.at():
+        (m,) = reduce(
+            x, dims, [(ct, float("-inf"))], lambda v, s: arith.maximumf(s, convert(v, ct))
+        )
+
+        sum_t = acc_type(rt.element_type)  # f32 sums in f64, as for sum()
+
+        def exp_sum(v, mx, s):
+            return arith.addf(s, convert(math.exp(arith.subf(convert(v, ct), mx)), sum_t))
+
+        (s,) = reduce(x, dims, [(sum_t, 0.0)], exp_sum, per_output=[m])
+
+        def normalise(v, mx, sm, _out):
+            shifted = arith.subf(convert(v, ct), mx)
+            if log:
+                r = arith.subf(shifted, convert(math.log(sm), ct))
+            else:
+                r = arith.divf(math.exp(shifted), convert(sm, ct))
+            return convert(r, rt.element_type)
+
+        identity = ir.AffineMap.get_identity(rank)
+        out_map = dims_map(rank, kept)
+        init = empty(rt, sizes(x))
+        maps = [identity, out_map, out_map, identity]
+        return generic([x, m, s], [init], maps, [PARALLEL] * rank, normalise)[0]
+
+
+register_lowering(
+    "aten._softmax",
+    partial(lower_softmax, False),
+    summary="aten._softmax -> linalg.generic(max), linalg.generic(sum of math.exp), "
+    "linalg.generic(arith.divf)",
+)
+register_lowering(
+    "aten._log_softmax",
+    partial(lower_softmax, True),
+    summary="aten._log_softmax -> linalg.generic(max), linalg.generic(sum of math.exp), "
+    "linalg.generic(math.log, arith.subf)",
+)
+
+
+@register_lowering("aten.cumsum")
+def lower_cumsum(op, rw):
+    """aten.cumsum -> scf.for(tensor.extract_slice, linalg.generic(add), tensor.insert_slice)"""
+    x = rw.args["self"]
+    rt = rw.result_type()
+    real = elem(op.results[0].type)
+    if not supported(x.type, rt) or (isinstance(real, ir.IntegerType) and real.width == 1):
+        return None
+    xt = tensor_type(x)
+    acc = acc_type(real) if is_float(real) else real
+    stored = rt.element_type
+    with rw.at():
+        if xt.rank == 0:
+            return _convert_all(x, rt, lambda v: convert(convert(v, acc), stored))
+        d = rw.args["dim"] % xt.rank
+        return _scan(x, d, rt, acc, stored)
+
+
+def _convert_all(x, rt, fn):
+    ident = ir.AffineMap.get_identity(rt.rank)
+    init = empty(rt, sizes(x))
+    return generic([x], [init], [ident, ident], [PARALLEL] * rt.rank, lambda v, _o: fn(v))[0]
+
+
+def _scan(x: ir.Value, d: int, rt, acc: ir.Type, stored: ir.Type) -> ir.Value:
+    """x converted to `acc`, then a running sum of the slices along `d` (sequential along `d`,
+    parallel within a slice), then converted to the result type. Each step's generic reads and
+    writes its two outputs, the running sum and slice i, so that both bufferize in place (an
+    unread `outs` is replaced by a new tensor, a read of slice i-1 gets copied: either costs a
+    strided memref.copy)."""
+    xt = tensor_type(x)
+    rank = xt.rank
+    all_sizes = sizes(x)
+    shape = shape_of(xt)
+    ident = ir.AffineMap.get_identity(rank)
+    if 0 in shape:  # nothing to scan (and a slice of an empty dim would not verify)
+        return _convert_all(x, rt, lambda v: convert(v, stored))
+    scratch = _convert_all(x, ranked(shape, acc), lambda v: convert(v, acc))
+    slice_t = ranked([s for k, s in enumerate(shape) if k != d], acc)
+    index = ir.IndexType.get()
+    c0, c1 = arith.constant(index, 0), arith.constant(index, 1)
+    n = all_sizes[d] if isinstance(all_sizes[d], ir.Value) else arith.constant(index, all_sizes[d])
+    static_offsets = [DYN if k == d else 0 for k in range(rank)]
+    static_sizes = [1 if k == d else s for k, s in enumerate(shape)]
+    dyn_sizes = [s for k, s in enumerate(all_sizes) if k != d and isinstance(s, ir.Value)]
+    strides = [1] * rank
+
+    def piece(t, at):
+        return tensor.ExtractSliceOp(
+            slice_t, t, [at], dyn_sizes, [], static_offsets, static_sizes, strides
+        ).result
+
+    slice_sizes = [s for k, s in enumerate(all_sizes) if k != d]
+    running0 = full(slice_t, slice_sizes, 0)
+    loop = scf.ForOp(c0, n, c1, [scratch, running0])
+
+    def step(r, h):
+        total = add(r, h)
+        return total, total
+
+    with ir.InsertionPoint(loop.body):
+        i = loop.induction_variable
+        cur, running = loop.inner_iter_args
+        sub = ir.AffineMap.get_identity(rank - 1)
+        running, row = generic(
+            [], [running, piece(cur, i)], [sub, sub], [PARALLEL] * (rank - 1), step
+        )
+        out = tensor.InsertSliceOp(
+            row, cur, [i], dyn_sizes, [], static_offsets, static_sizes, strides
+        ).result
+        scf.YieldOp([out, running])
+    result = loop.results[0]
+    if acc == stored:
+        return result
+    return generic(
+        [result],
+        [empty(rt, all_sizes)],
+        [ident, ident],
+        [PARALLEL] * rank,
+        lambda v, _o: convert(v, stored),
+    )[0]

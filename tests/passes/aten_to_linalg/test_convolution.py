@@ -1,0 +1,172 @@
+"""aten.convolution / convolution_backward lowerings (linalg named convs) against eager."""
+
+import pytest
+import torch
+
+from .lowering_check import assert_lowers, assert_module_lowers
+
+TOL = dict(atol=1e-4, rtol=1e-4)
+
+
+def _r(*shape, seed=0, dtype=torch.float32):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(*shape, generator=g).to(dtype)
+
+
+def _conv_kwargs(n, stride=1, padding=0, dilation=1, transposed=False, output_padding=0, groups=1):
+    return dict(
+        stride=[stride] * n,
+        padding=[padding] * n,
+        dilation=[dilation] * n,
+        transposed=transposed,
+        output_padding=[output_padding] * n,
+        groups=groups,
+    )
+
+
+CONVS = [
+    # (input, weight, bias?, kwargs)
+    ((2, 3, 8, 8), (4, 3, 3, 3), True, dict()),
+    ((2, 3, 9, 8), (4, 3, 3, 2), False, dict(stride=2, padding=1, dilation=2)),
+    ((2, 4, 8, 8), (6, 2, 3, 3), True, dict(groups=2, padding=1)),
+    ((2, 4, 9), (6, 2, 3), True, dict(groups=2, stride=2, padding=1)),
+    ((2, 4, 9), (6, 4, 3), False, dict(stride=2, padding=2, dilation=3)),
+    ((1, 4, 5, 5, 5), (6, 4, 3, 3, 3), True, dict(padding=1)),
+    ((1, 4, 5, 4, 5), (6, 2, 3, 2, 3), True, dict(padding=1, groups=2, stride=2)),
+    ((2, 4, 8, 8), (4, 3, 3, 3), True, dict(transposed=True)),
+    (
+        (2, 4, 7, 8),
+        (4, 3, 3, 3),
+        True,
+        dict(transposed=True, stride=2, padding=1, output_padding=1),
+    ),
+    ((2, 4, 8, 8), (4, 3, 3, 3), True, dict(transposed=True, stride=2, padding=3, groups=2)),
+    (
+        (2, 4, 7),
+        (4, 3, 2),
+        True,
+        dict(transposed=True, stride=3, padding=1, dilation=2, groups=2, output_padding=1),
+    ),
+    ((1, 2, 4, 3, 4), (2, 3, 2, 2, 2), False, dict(transposed=True, stride=2)),
+]
+
+
+def _check_conv(x_shape, w_shape, bias, kw, dynamic=False, dtype=torch.float32, **tol):
+    n = len(w_shape) - 2
+    x, w = _r(*x_shape, dtype=dtype), _r(*w_shape, seed=1, dtype=dtype)
+    tensors, names = [x, w], ["input", "weight"]
+    extra = {}
+    if bias:
+        out_channels = w_shape[1] * kw.get("groups", 1) if kw.get("transposed") else w_shape[0]
+        tensors.append(_r(out_channels, seed=2, dtype=dtype))
+        names.append("bias")
+    else:
+        extra["bias"] = None
+    assert_lowers(
+        "aten.convolution",
+        tensors,
+        names=names,
+        dynamic=dynamic,
+        **{**TOL, **tol},
+        **_conv_kwargs(n, **kw),
+        **extra,
+    )
+
+
+@pytest.mark.parametrize("case", range(len(CONVS)))
+def test_convolution(case):
+    _check_conv(*CONVS[case])
+
+
+def test_convolution_dynamic_batch_and_channels():
+    _check_conv(
+        (2, 3, 8, 8), (4, 3, 3, 3), True, dict(stride=2, padding=1), dynamic=[[0, 1], [1], []]
+    )
+    _check_conv(
+        (2, 4, 7),
+        (4, 3, 2),
+        True,
+        dict(transposed=True, stride=3, padding=1, dilation=2, groups=2, output_padding=1),
+        dynamic=[[0, 2], [], []],
+    )
+
+
+def test_convolution_nan_and_reduced_float():
+    x = _r(1, 2, 5, 5)
+    x[0, 0, 2, 2] = float("nan")
+    x[0, 1, 0, 0] = float("inf")
+    assert_lowers(
+        "aten.convolution",
+        [x, _r(3, 2, 3, 3)],
+        names=["input", "weight"],
+        bias=None,
+        **_conv_kwargs(2, padding=1),
+    )
+    _check_conv(
+        (2, 3, 8, 8), (4, 3, 3, 3), True, dict(padding=1), dtype=torch.float16, atol=1e-2, rtol=1e-2
+    )
+
+
+class _Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, stride=2, padding=1)
+        self.up = torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)
+
+    def forward(self, x):
+        return self.up(self.conv(x))
+
+
+def test_module_dynamic_spatial():
+    auto = torch.export.Dim.AUTO
+    assert_module_lowers(
+        _Net(), [_r(2, 3, 9, 10)], dynamic_shapes=({0: auto, 2: auto, 3: auto},), **TOL
+    )
+
+
+BACKWARDS = [
+    ((2, 3, 8, 8), (4, 3, 3, 3), dict()),
+    ((2, 3, 9, 8), (4, 3, 3, 3), dict(stride=2, padding=1, dilation=2)),
+    ((2, 4, 9, 8), (6, 2, 3, 3), dict(stride=2, padding=1, groups=2)),
+    ((2, 4, 9), (6, 2, 3), dict(stride=2, padding=2, groups=2, dilation=2)),
+    ((1, 2, 5, 6, 5), (3, 2, 3, 3, 2), dict(stride=2, padding=1)),
+    ((2, 4, 8, 8), (4, 3, 3, 3), dict(transposed=True, stride=2, padding=1, output_padding=1)),
+    (
+        (2, 4, 7),
+        (4, 3, 2),
+        dict(transposed=True, stride=3, padding=1, dilation=2, groups=2, output_padding=1),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", range(len(BACKWARDS)))
+def test_convolution_backward(case):
+    x_shape, w_shape, kw = BACKWARDS[case]
+    n = len(w_shape) - 2
+    kwargs = _conv_kwargs(n, **kw)
+    x, w = _r(*x_shape), _r(*w_shape, seed=1)
+    out = torch.ops.aten.convolution(x, w, None, **kwargs)
+    go = _r(*out.shape, seed=2)
+    assert_lowers(
+        "aten.convolution_backward",
+        [go, x, w],
+        bias_sizes=[out.shape[1]],
+        output_mask=[True, True, True],
+        **TOL,
+        **kwargs,
+    )
+
+
+def test_convolution_backward_dynamic_batch():
+    kwargs = _conv_kwargs(2, stride=2, padding=1)
+    x, w = _r(2, 3, 9, 8), _r(4, 3, 3, 3, seed=1)
+    go = _r(*torch.ops.aten.convolution(x, w, None, **kwargs).shape, seed=2)
+    assert_lowers(
+        "aten.convolution_backward",
+        [go, x, w],
+        bias_sizes=[4],
+        output_mask=[True, True, True],
+        dynamic=[[0], [0], []],
+        **TOL,
+        **kwargs,
+    )

@@ -1,0 +1,100 @@
+"""sort, topk and nonzero lowerings against eager (static and dynamic shapes, NaN, ties)."""
+
+import pytest
+import torch
+
+from .lowering_check import assert_lowers, assert_module_lowers, compile_op
+
+NAN, INF = float("nan"), float("inf")
+
+
+def _floats(*shape, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(*shape, generator=g)
+    x.view(-1)[:5] = torch.tensor([NAN, -0.0, INF, -INF, NAN])[: x.numel()]
+    return x
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+@pytest.mark.parametrize("dim", [0, -1])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_float(dim, descending, dynamic):
+    assert_lowers("aten.sort", [_floats(6, 9)], dynamic=dynamic, dim=dim, descending=descending)
+
+
+@pytest.mark.parametrize(
+    "dtype, descending, dim",
+    [
+        (torch.int64, False, 2),
+        (torch.int32, True, 1),
+        (torch.int8, False, 1),
+        (torch.bool, True, 2),
+    ],
+)
+def test_sort_int_ties_are_stable(dtype, descending, dim):
+    # Many ties: eager's unstable sort may order them any way (it does past 16 elements); the
+    # merge sort is stable, so its indices are those of torch.sort(stable=True).
+    x = torch.randint(-3, 3, (3, 5, 17)).to(dtype)
+    _, compiled = compile_op("aten.sort", [x], dim=dim, descending=descending)
+    assert not compiled.fallbacks
+    values, indices = compiled(x)
+    expected = torch.sort(x, dim=dim, descending=descending, stable=True)
+    assert values.dtype == dtype and torch.equal(values, expected.values)
+    assert torch.equal(indices, expected.indices)
+
+
+def test_sort_edge_shapes():
+    assert_lowers("aten.sort", [torch.tensor(3.0)])
+    assert_lowers("aten.sort", [torch.randn(0, 4)], dim=1)
+    assert_lowers("aten.sort", [torch.randn(4, 1)], dim=1)
+    assert_lowers("aten.sort", [torch.randn(7).double()], descending=True)
+    assert_lowers("aten.sort", [torch.randn(5, 6).half()], dim=0)
+
+
+def test_sort_long_rows_are_n_log_n():
+    # 2 x 4099 (not a power of two) stays fast: bottom-up merge passes, not insertion sort.
+    assert_lowers("aten.sort", [torch.randn(2, 4099)], dim=1, dynamic=True)
+
+
+@pytest.mark.parametrize("largest, dynamic", [(True, False), (False, True)])
+def test_topk(largest, dynamic):
+    x = torch.randperm(40).float().reshape(5, 8)  # distinct: ties pick implementation indices
+    x[1, 2] = NAN
+    assert_lowers("aten.topk", [x], dynamic=dynamic, k=3, dim=1, largest=largest)
+    assert_lowers("aten.topk", [x], dynamic=dynamic, k=2, dim=0, largest=largest)
+
+
+def test_topk_int_and_edges():
+    x = torch.randperm(30).reshape(3, 10)
+    assert_lowers("aten.topk", [x], k=4)
+    assert_lowers("aten.topk", [x], k=0)
+    assert_lowers("aten.topk", [x.int()], k=10, largest=False)
+
+
+class _Nonzero(torch.nn.Module):
+    def forward(self, x):
+        return torch.nonzero(x)
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        torch.tensor([[True, False, True], [False, False, True]]),
+        torch.tensor([[0.0, -0.0, NAN], [1.0, 0.0, -INF]]),
+        torch.randint(-1, 2, (3, 4, 5), dtype=torch.int32),
+        torch.zeros(4, 3),
+        torch.tensor(2.0),
+        torch.arange(7),
+    ],
+    ids=["bool", "float-edges", "int3d", "all-zero", "0-d", "1-d"],
+)
+def test_nonzero(x):
+    assert_module_lowers(_Nonzero(), [x])
+
+
+def test_nonzero_dynamic():
+    x = torch.randint(0, 2, (5, 6)).float()
+    dims = ({0: torch.export.Dim("a"), 1: torch.export.Dim("b")},)
+    compiled = assert_module_lowers(_Nonzero(), [x], dynamic_shapes=dims)
+    other = torch.randint(0, 2, (3, 11)).float()
+    torch.testing.assert_close(compiled(other), torch.nonzero(other))
