@@ -106,7 +106,8 @@ class CompiledProgram:
             if spec.role == "user_output":
                 # An output that is an input or a parameter itself (canonicalization removed a
                 # copy: `clone(x)` -> `x`) is copied, as eager returns a new tensor.
-                user.append(value.clone() if value.data_ptr() in owned else value)
+                aliased = isinstance(value, torch.Tensor) and value.data_ptr() in owned
+                user.append(value.clone() if aliased else value)
             elif spec.role == "mutated_buffer":
                 self.state[spec.name].copy_(value)
             elif spec.role == "mutated_input":
@@ -178,8 +179,10 @@ def _memref(t: ir.Type) -> str:
     return f"memref<{shape + 'x' if shape else ''}{t.element_type}>"
 
 
-def _as_type(value: torch.Tensor, t: ir.Type) -> torch.Tensor:
+def _as_type(value, t: ir.Type):
     """A tensor as the runtime type `t` says: bool tensors travel as int8 bytes."""
+    if not isinstance(t, ir.RankedTensorType):
+        return value  # a Python scalar (`.item()`)
     want = dtype_of(ir.RankedTensorType(t).element_type)
     if value.dtype == want:
         return value

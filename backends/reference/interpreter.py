@@ -117,6 +117,44 @@ def _to_int(op, a):
     return int(a)  # truncates toward zero, as the cast does
 
 
+@reference_kernel("arith.maximumf", "arith.minimumf")
+def _extremum_f(op, a, b):
+    if a != a or b != b:
+        return float("nan")  # these two propagate NaN
+    return max(a, b) if op.name == "arith.maximumf" else min(a, b)
+
+
+@reference_kernel("arith.negf")
+def _negf(op, a):
+    return -a
+
+
+# arith.cmpf predicates: 1..6 ordered (false on NaN), 8..13 unordered (true on NaN).
+_FCMP = {
+    1: operator.eq,
+    2: operator.gt,
+    3: operator.ge,
+    4: operator.lt,
+    5: operator.le,
+    6: operator.ne,
+}
+
+
+@reference_kernel("arith.cmpf")
+def _cmpf(op, a, b):
+    p = ir.IntegerAttr(op.attributes["predicate"]).value
+    unordered = a != a or b != b
+    if p in (0, 15):
+        return p == 15
+    if p == 7:
+        return not unordered
+    if p == 14:
+        return unordered
+    if p < 7:
+        return not unordered and _FCMP[p](a, b)
+    return unordered or _FCMP[p - 7](a, b)
+
+
 @reference_kernel("arith.ceildivsi", "arith.ceildivui")
 def _ceildiv(op, a, b):
     return -((-a) // b)

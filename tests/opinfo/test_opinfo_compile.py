@@ -32,6 +32,17 @@ EXPECTED_FALLBACK = {
 }
 
 
+# Core overloads that fall back for some inputs only, with the reason; the per-op test then
+# still requires at least one sample compiled without the fallback.
+PARTIAL_FALLBACK = {
+    "aten.convolution": "unbatched input (no batch dim): only batched inputs are lowered",
+}
+
+# OpInfos whose index outputs depend on how ties are ordered: eager's non-stable sort is
+# implementation-defined, ours is always stable; values must match, indices must select them.
+TIE_ORDER = {"sort", "topk", "argsort", "msort"}
+
+
 @functools.cache
 def _opinfos() -> dict[str, object]:
     return {
@@ -40,10 +51,46 @@ def _opinfos() -> dict[str, object]:
     }
 
 
+def _compare(case, actual, expected) -> None:
+    if case.opinfo.name not in TIE_ORDER:
+        harness.compare(case, actual, expected)
+        return
+    a_leaves = torch.utils._pytree.tree_leaves(actual)
+    e_leaves = torch.utils._pytree.tree_leaves(expected)
+    if len(a_leaves) == 1 and a_leaves[0].dtype == torch.int64:  # argsort: indices only
+        a, e = a_leaves[0], e_leaves[0]
+        assert a.shape == e.shape
+        x, dim = case.inputs[0], _sort_dim(case, a)
+        if x.dim() > 0 and dim is not None:
+            torch.testing.assert_close(x.gather(dim, a), x.gather(dim, e), equal_nan=True)
+        return
+    for a, e in zip(a_leaves, e_leaves):
+        assert a.shape == e.shape and a.dtype == e.dtype
+        if not a.dtype.is_floating_point and a.dtype == torch.int64 and len(a_leaves) > 1:
+            continue  # indices of ties: checked through the values they select, below
+        torch.testing.assert_close(a, e, equal_nan=True, atol=1e-5, rtol=1.3e-6)
+    if len(a_leaves) == 2 and case.inputs and a_leaves[1].dtype == torch.int64:
+        values, indices = a_leaves
+        dim = _sort_dim(case, values)
+        if dim is not None and case.inputs[0].dim() > 0:
+            picked = case.inputs[0].gather(dim, indices)
+            torch.testing.assert_close(picked, values, equal_nan=True, atol=0, rtol=0)
+
+
+def _sort_dim(case, values):
+    module = case.module
+    leaves = [c for c in module.constants if isinstance(c, int) and not isinstance(c, bool)]
+    if case.opinfo.name == "topk":
+        dim = leaves[1] if len(leaves) > 1 else -1
+    else:
+        dim = leaves[0] if leaves else -1
+    return dim if -values.dim() <= dim < max(values.dim(), 1) else None
+
+
 def _check(opinfo, dtype, limit, target: str | None) -> int:
     """Compiles and compares the samples; returns how many were exported and checked."""
     torch.manual_seed(0)
-    checked = 0
+    checked = lowered = 0
     for case in harness.cases(opinfo, dtype=dtype, limit=limit):
         ep = harness.export_case(case)
         if ep is None:
@@ -53,13 +100,17 @@ def _check(opinfo, dtype, limit, target: str | None) -> int:
         except aten_mlir.UnsupportedOpError:
             continue  # import limits are the import suite's to report
         fell = {f.op for f in compiled.fallbacks} - set(EXPECTED_FALLBACK)
+        allowed = set(PARTIAL_FALLBACK)
         if target is not None:
-            assert target not in fell, f"{target} fell back in {case.id}"
+            assert target not in fell - allowed, f"{target} fell back in {case.id}"
+            lowered += target not in fell
         else:
-            assert not fell, f"{case.id}: fallbacks {sorted(fell)}"
+            assert not fell - allowed, f"{case.id}: fallbacks {sorted(fell)}"
         actual = compiled(*harness._clone(case.inputs))
-        harness.compare(case, actual, harness.eager(case))
+        _compare(case, actual, harness.eager(case))
         checked += 1
+    if target in PARTIAL_FALLBACK and checked:
+        assert lowered, f"{target} fell back in every sample"
     return checked
 
 
