@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from mlir import ir
+
 from ..rules import Rule, RuleError, add_rule
 from ..rules import as_pattern as _as_pattern
 
@@ -24,7 +26,24 @@ def register_lowering(op_name: str, fn: Callable | None = None, *, summary: str 
     return lambda f: add_rule(LOWERINGS, "lowering", op_name, f, summary)
 
 
+def _has_complex(op) -> bool:
+    for v in (*op.operands, *op.results):
+        t = v.type
+        if isinstance(t, ir.ShapedType) and isinstance(t.element_type, ir.ComplexType):
+            return True
+    return False
+
+
 def as_pattern(rule: Rule, errors: list[RuleError]):
+    """The pattern of one lowering; ops on complex values are never lowered (there is no
+    complex arithmetic below linalg here, and the native ABI has no complex memrefs), so they
+    stay for the eager fallback whatever the rule would do."""
     from .builder import LoweringRewriter
 
-    return _as_pattern(rule, errors, LoweringRewriter, "lowering")
+    def guarded(op, rw):
+        return None if _has_complex(op) else rule.fn(op, rw)
+
+    guarded.__name__ = getattr(rule.fn, "__name__", None) or getattr(rule.fn.func, "__name__", "?")
+    return _as_pattern(
+        Rule(rule.op_name, guarded, rule.summary), errors, LoweringRewriter, "lowering"
+    )
