@@ -227,6 +227,22 @@ def _report_compile(rows, n_opinfos: int, seconds: float) -> None:
         print(f"FALLBACK {name}: {len(ids)} samples ({shown})")
     for name, (good, seen) in sorted(per_op.items()):
         print(f"CORE {name}: lowered in {good}/{seen} samples")
+    from aten_mlir.dialects import core_op_names
+
+    core = core_op_names()
+    core_rows = [
+        (status, why)
+        for _, status, why in rows
+        if status in ("ok", "fallback") and set(why.partition(" | ")[2].split()) <= core
+    ]
+    core_failed = sum(1 for _, status, _ in rows if status == "fail")
+    core_ok = sum(1 for status, _ in core_rows if status == "ok")
+    print(
+        f"samples whose decomposed program is core ATen only: {len(core_rows)} ran, "
+        f"{core_ok} with no fallback and == eager; failures (any program): {core_failed}; "
+        f"core-op share: {core_ok}/{len(core_rows) + core_failed} "
+        f"({100.0 * core_ok / max(len(core_rows) + core_failed, 1):.2f}%)"
+    )
     print(
         f"\nOpInfos: {n_opinfos}  samples: {len(rows)}  exported: {exported}  "
         f"not exported by torch.export: {counts['not-exported']}"
