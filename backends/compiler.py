@@ -20,7 +20,7 @@ from aten_mlir.frontend.program import Program
 from aten_mlir.passes import PipelineError, PipelineFailedError, run_pipeline
 from aten_mlir.passes.lowering import LOWERING_STAGES
 
-from .partition import outline
+from .partition import PartitionError, outline
 from .program_cache import load_plan, program_key, store_plan
 from .runtime import CompiledProgram, Fallback
 
@@ -115,7 +115,7 @@ def _lower(program: Program, dump: Path | None) -> tuple[ir.Operation, ir.Module
             main = work.main
             try:
                 outline(module, main)
-            except NotImplementedError as e:
+            except PartitionError as e:
                 raise CompileError("outline", str(e)) from None
             main.detach_from_parent()
             if dump is not None:  # the plan: calls to segments, eager fallbacks, scalar glue

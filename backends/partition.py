@@ -18,6 +18,10 @@ from aten_mlir.dialects import describe_location
 CAST = "builtin.unrealized_conversion_cast"
 
 
+class PartitionError(ValueError):
+    """A value of a kind the native ABI cannot carry would cross a segment boundary."""
+
+
 @dataclass
 class Step:
     kind: str  # "native" (a segment function), "eager" (an aten op), "cast" (bool <-> i8 view)
@@ -123,7 +127,7 @@ def _interface(s: Step, segment: int) -> tuple[list[ir.Value], list[ir.Value]]:
         for v in nested.operands:
             if not _defined_inside(v, segment) and v not in inputs:
                 if not _is_tensor(v) and not _is_scalar(v.type):
-                    raise NotImplementedError(f"value {v} of type {v.type} enters a segment")
+                    raise PartitionError(f"value {v} of type {v.type} enters a segment")
                 inputs.append(v)
 
     outputs = []
@@ -132,7 +136,7 @@ def _interface(s: Step, segment: int) -> tuple[list[ir.Value], list[ir.Value]]:
         outputs.extend(r for r in op.results if _used_outside(r, segment))
     for r in outputs:
         if not _is_tensor(r) and not _is_scalar(r.type):
-            raise NotImplementedError(f"value {r} of type {r.type} leaves a segment")
+            raise PartitionError(f"value {r} of type {r.type} leaves a segment")
     return inputs, outputs
 
 
@@ -175,7 +179,7 @@ def _use_bool_storage(v: ir.Value, stored: ir.Value, function: str) -> None:
         elif owner.name == "tensor.dim":
             owner.operands[use.operand_number] = stored
         else:
-            raise NotImplementedError(f"bool tensor {v} is read by {owner.name} in a segment")
+            raise PartitionError(f"bool tensor {v} is read by {owner.name} in a segment")
 
 
 def _boxed_type(v: ir.Value) -> ir.Type:

@@ -8,32 +8,13 @@ from .lowering_check import assert_lowers, assert_module_lowers
 Dim = torch.export.Dim
 NAN = float("nan")
 
-# Gaps of the shared backend, not of these rules: a view returned from a compiled segment is
-# copied with a strided memref.copy (a runtime-library call the CPU backend does not link), and
-# the partitioner hoists `tensor.dim` of a value above the op defining it. Only those exact
-# symptoms turn into xfails.
-_INFRA = {
-    "undefined symbol: memrefCopy": "CPU backend lacks memrefCopy (strided view at a boundary)",
-    "does not dominate this use": "partition hoists tensor.dim above its operand",
-}
-
-
-def _check(fn, *args, **kwargs):
-    try:
-        return fn(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001  (re-raised unless it is a known backend gap)
-        for symptom, why in _INFRA.items():
-            if symptom in str(e):
-                pytest.xfail(why)
-        raise
-
 
 def lowers(op, tensors, **kwargs):
-    return _check(assert_lowers, op, tensors, **kwargs)
+    return assert_lowers(op, tensors, **kwargs)
 
 
 def module_lowers(module, inputs, **kwargs):
-    return _check(assert_module_lowers, module, inputs, **kwargs)
+    return assert_module_lowers(module, inputs, **kwargs)
 
 
 def _floats(*shape):
