@@ -14,6 +14,7 @@ from mlir import ir
 from mlir.dialects import arith, func, tensor
 
 from aten_mlir.dialects import describe_location
+from aten_mlir.passes.aten_to_linalg.builder import has_storage_type, storage_type
 
 CAST = "builtin.unrealized_conversion_cast"
 
@@ -152,19 +153,14 @@ def _boxed(v: ir.Value) -> ir.Value:
 
 
 def _is_bool_tensor(v: ir.Value) -> bool:
-    t = v.type
-    return (
-        isinstance(t, ir.RankedTensorType)
-        and isinstance(t.element_type, ir.IntegerType)
-        and ir.IntegerType(t.element_type).width == 1
-    )
+    """Bool and unsigned tensors: they cross segment boundaries as signless storage."""
+    return has_storage_type(v.type)
 
 
 def _stored_bool(v: ir.Value) -> ir.Value:
-    """A bool tensor entering a segment travels as its i8 storage (a runtime view)."""
-    t = ir.RankedTensorType(v.type)
-    i8 = ir.RankedTensorType.get(t.shape, ir.IntegerType.get_signless(8))
-    return ir.Operation.create(CAST, results=[i8], operands=[v]).result
+    """A bool (unsigned) tensor entering a segment travels as its i8 (signless) storage: a
+    runtime view of the same bytes."""
+    return ir.Operation.create(CAST, results=[storage_type(v.type)], operands=[v]).result
 
 
 def _use_bool_storage(v: ir.Value, stored: ir.Value, function: str) -> None:
@@ -179,7 +175,7 @@ def _use_bool_storage(v: ir.Value, stored: ir.Value, function: str) -> None:
         elif owner.name == "tensor.dim":
             owner.operands[use.operand_number] = stored
         else:
-            raise PartitionError(f"bool tensor {v} is read by {owner.name} in a segment")
+            raise PartitionError(f"bool/unsigned tensor {v} is read by {owner.name} in a segment")
 
 
 def _boxed_type(v: ir.Value) -> ir.Type:

@@ -31,8 +31,18 @@ class Fallback:
         return f"{self.op} ({self.location})"
 
 
+# Bool and unsigned tensors reach native code as the signless ints of their width (same bytes).
+_STORAGE_DTYPES = {
+    torch.bool: torch.int8,
+    torch.uint8: torch.int8,
+    torch.uint16: torch.int16,
+    torch.uint32: torch.int32,
+    torch.uint64: torch.int64,
+}
+
+
 def _storage_view(t: torch.Tensor) -> torch.Tensor:
-    return t.view(torch.int8) if t.dtype == torch.bool else t
+    return t.view(_STORAGE_DTYPES[t.dtype]) if t.dtype in _STORAGE_DTYPES else t
 
 
 class CompiledProgram:
@@ -180,12 +190,13 @@ def _memref(t: ir.Type) -> str:
 
 
 def _as_type(value, t: ir.Type):
-    """A tensor as the runtime type `t` says: bool tensors travel as int8 bytes."""
+    """A tensor as the runtime type `t` says: bool and unsigned tensors travel as signless
+    int bytes."""
     if not isinstance(t, ir.RankedTensorType):
         return value  # a Python scalar (`.item()`)
     want = dtype_of(ir.RankedTensorType(t).element_type)
     if value.dtype == want:
         return value
-    if {value.dtype, want} == {torch.bool, torch.int8}:
+    if _STORAGE_DTYPES.get(value.dtype) == want or _STORAGE_DTYPES.get(want) == value.dtype:
         return value.view(want)
     raise TypeError(f"runtime value of dtype {value.dtype} where {want} is expected")

@@ -45,11 +45,12 @@ LOWERING_STAGES: list[Stage] = [
     ),
     Stage(
         "llvm",
-        "aten-emit-c-interface,aten-accurate-math,convert-math-to-funcs,lower-affine,convert-scf-to-cf,expand-strided-metadata,"
-        "lower-affine,arith-expand,convert-math-to-llvm{approximate-log1p=false},convert-math-to-libm,"
+        "aten-emit-c-interface,aten-accurate-math,convert-complex-to-standard,convert-math-to-funcs,"
+        "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,arith-expand,"
+        "convert-math-to-llvm{approximate-log1p=false},convert-math-to-libm,convert-complex-to-llvm,"
         "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
         "convert-func-to-llvm,reconcile-unrealized-casts",
-        "loops, memrefs, arith, math -> the LLVM dialect (C interface wrappers on functions)",
+        "loops, memrefs, arith, math, complex -> the LLVM dialect (C-interface wrappers)",
     ),
 ]
 

@@ -30,10 +30,19 @@ _ELEMENT_DTYPES = {
     "i16": torch.int16,
     "i32": torch.int32,
     "i64": torch.int64,
+    "complex<f16>": torch.complex32,
+    "complex<f32>": torch.complex64,
+    "complex<f64>": torch.complex128,
 }
-# Signless i8 is just bits: it takes both torch byte types.
-_ACCEPTED = {"i8": frozenset({torch.int8, torch.uint8})}
-_MEMREF = re.compile(r"memref<([^,<>]*)>")
+# Signless ints are just bits: each takes the signed and the unsigned torch dtype of its width.
+_ACCEPTED = {
+    "i8": frozenset({torch.int8, torch.uint8}),
+    "i16": frozenset({torch.int16, torch.uint16}),
+    "i32": frozenset({torch.int32, torch.uint32}),
+    "i64": frozenset({torch.int64, torch.uint64}),
+}
+# The element type is the text after the last `x` that follows a dim (`complex<f32>` has an x).
+_MEMREF = re.compile(r"memref<((?:(?:\?|\d+)x)*)([a-z0-9]+|complex<[a-z0-9]+>)>")
 _DIM = re.compile(r"\?|\d+")
 # `memref.get_global` lowers to this sentinel allocated pointer: the buffer is not heap memory.
 _NOT_HEAP = frozenset({0, 0xDEADBEEF})
@@ -72,7 +81,7 @@ def parse_memref_type(t: str | ir.Type) -> MemRefSpec:
     match = _MEMREF.fullmatch(text)
     if not match:
         raise ValueError(f"expected an identity-layout memref type, got {text!r}")
-    *dims, element = match.group(1).split("x")
+    dims, element = match.group(1).split("x")[:-1], match.group(2)
     if element not in _ELEMENT_DTYPES or not all(_DIM.fullmatch(d) for d in dims):
         raise ValueError(f"unsupported memref type {text!r}")
     dtype = _ELEMENT_DTYPES[element]

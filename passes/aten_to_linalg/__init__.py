@@ -2,11 +2,13 @@
 
 from . import (  # noqa: F401  (each family fills LOWERINGS)
     activations,
+    complex_ops,
     convolution,
     creation,
     distance,
     elementwise,
     embedding,
+    fft,
     indexing,
     lower_pass,
     matmul,

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import complex as cx
 
 from aten_mlir.dialects import get_op_def
 
@@ -49,19 +50,32 @@ class LoweringRewriter(DecompositionRewriter):
     def __init__(self, op: ir.Operation, rewriter):
         super().__init__(op, rewriter)
         self._ops_before = self._block_len()
+        # Storage values of unsigned operands: arith reads them as signless bits, so rules
+        # need to know which to widen with extui/uitofp (`is_unsigned`).
+        self.unsigned: set[ir.Value] = set()
+        global _CURRENT_UNSIGNED
+        _CURRENT_UNSIGNED = self.unsigned
         self.args = {k: self._stored(v) for k, v in self.args.items()}
         # An argument the op leaves out takes its schema default (gelu's approximate="none").
         for a in get_op_def(op.name).args:
             if self.args.get(a.name) is None and a.has_default and a.default is not None:
                 self.args[a.name] = a.default
 
-    # -- bool tensors are stored as i8 (LLVM cannot store memrefs of i1) -----------------------
+    # -- bool tensors are stored as i8 (LLVM cannot store memrefs of i1), unsigned ints as ----
+    # -- signless ints of their width (arith has no unsigned types) ----------------------------
     def _stored(self, v):
         if isinstance(v, list):
             return [self._stored(x) for x in v]
         if isinstance(v, ir.Value) and isinstance(v.type, ir.RankedTensorType):
-            return to_storage(v, self.at)
+            stored = to_storage(v, self.at)
+            if is_unsigned_type(v.type):
+                self.unsigned.add(stored)
+            return stored
         return v
+
+    def is_unsigned(self, v: ir.Value) -> bool:
+        """Whether tensor `v` (an operand's storage) holds unsigned ints."""
+        return v in self.unsigned or is_unsigned_type(v.type)
 
     def finish(self, values: list) -> list:
         """Results built in storage types, cast back to the op's (bool) result types."""
@@ -176,18 +190,44 @@ def is_bool_tensor(t: ir.Type) -> bool:
     )
 
 
+# The unsigned storage values of the op being lowered (rules run one at a time): lets dtype
+# helpers that see only a value (`elementwise_core.dtype`, torch's promotion) read uint8 storage
+# as uint8. Replaced by each new LoweringRewriter, so no value outlives its op's rewrite here.
+_CURRENT_UNSIGNED: set = set()
+
+
+def stored_as_unsigned(v: ir.Value) -> bool:
+    """Whether `v` is the signless storage of an unsigned operand of the op being lowered."""
+    return v in _CURRENT_UNSIGNED
+
+
+def is_unsigned_type(t: ir.Type) -> bool:
+    """A tensor (or element) type of unsigned ints."""
+    e = ir.ShapedType(t).element_type if isinstance(t, ir.ShapedType) else t
+    return isinstance(e, ir.IntegerType) and ir.IntegerType(e).is_unsigned
+
+
+def has_storage_type(t: ir.Type) -> bool:
+    """Bool and unsigned tensors are built, and cross native boundaries, as signless ints."""
+    return isinstance(t, ir.RankedTensorType) and (is_bool_tensor(t) or is_unsigned_type(t))
+
+
 def storage_type(t: ir.Type) -> ir.Type:
-    """The type a tensor is built as: bool tensors are i8 tensors holding 0 or 1."""
-    if is_bool_tensor(t):
+    """The type a tensor is built as: bool tensors are i8 tensors holding 0 or 1, unsigned ints
+    are signless ints of the same width (the same bytes)."""
+    if has_storage_type(t):
         t = ir.RankedTensorType(t)
-        i8 = ir.IntegerType.get_signless(8, context=t.context)
-        return ir.RankedTensorType.get(t.shape, i8, t.encoding, loc=ir.Location.unknown(t.context))
+        bits = max(8, ir.IntegerType(t.element_type).width)
+        signless = ir.IntegerType.get_signless(bits, context=t.context)
+        return ir.RankedTensorType.get(
+            t.shape, signless, t.encoding, loc=ir.Location.unknown(t.context)
+        )
     return t
 
 
 def to_storage(v: ir.Value, at) -> ir.Value:
     """`v` in its storage type: looks through the cast that stored it, else casts."""
-    if not is_bool_tensor(v.type):
+    if not has_storage_type(v.type):
         return v
     owner = v.owner
     if isinstance(owner, ir.OpView):
@@ -231,6 +271,8 @@ def convert(x: ir.Value, to: ir.Type, unsigned: bool = False) -> ir.Value:
     src = x.type
     if src == to:
         return x
+    if isinstance(src, ir.ComplexType) or isinstance(to, ir.ComplexType):
+        return _convert_complex(x, to, unsigned)
     if is_float(src) and is_float(to):
         if width(to) == width(src):  # bf16 <-> f16: through f32
             return arith.truncf(to, arith.extf(ir.F32Type.get(), x))
@@ -250,6 +292,19 @@ def convert(x: ir.Value, to: ir.Type, unsigned: bool = False) -> ir.Value:
     if isinstance(src, ir.IndexType) or isinstance(to, ir.IndexType):
         return arith.index_cast(to, x)
     raise TypeError(f"no conversion from {src} to {to}")
+
+
+def _convert_complex(x: ir.Value, to: ir.Type, unsigned: bool) -> ir.Value:
+    """A real value becomes the real part (imaginary 0); a complex one cast to a real type
+    keeps its real part, as torch does."""
+    if not isinstance(to, ir.ComplexType):
+        return convert(cx.re(x), to, unsigned)
+    part = ir.ComplexType(to).element_type
+    if isinstance(x.type, ir.ComplexType):
+        re, im = convert(cx.re(x), part), convert(cx.im(x), part)
+    else:
+        re, im = convert(x, part, unsigned), arith.constant(part, 0.0)
+    return cx.CreateOp(to, re, im).result
 
 
 def _zero(t: ir.Type) -> ir.Value:

@@ -7,8 +7,11 @@ from functools import partial
 import torch
 from mlir import ir
 from mlir.dialects import arith, math
+from mlir.dialects import complex as cx
 
 from .builder import is_float
+from .complex_core import constant as complex_constant
+from .complex_core import is_complex
 from .elementwise_core import elementwise, promote
 from .registry import register_lowering
 
@@ -18,16 +21,22 @@ def _is_bool(x: ir.Value) -> bool:
 
 
 def _add(a, b):
+    if is_complex(a.type):
+        return cx.AddOp(a, b).result
     if is_float(a.type):
         return arith.addf(a, b)
     return arith.ori(a, b) if _is_bool(a) else arith.addi(a, b)
 
 
 def _sub(a, b):
+    if is_complex(a.type):
+        return cx.SubOp(a, b).result
     return arith.subf(a, b) if is_float(a.type) else arith.subi(a, b)
 
 
 def _mul(a, b):
+    if is_complex(a.type):
+        return cx.MulOp(a, b).result
     if is_float(a.type):
         return arith.mulf(a, b)
     return arith.andi(a, b) if _is_bool(a) else arith.muli(a, b)
@@ -37,6 +46,8 @@ def _scaled(other, alpha):
     """`alpha * other`, skipped for alpha 1 (torch multiplies only when alpha != 1)."""
     if alpha is None or alpha == 1:
         return other
+    if is_complex(other.type):
+        return _mul(other, complex_constant(alpha, other.type))
     one = arith.constant(other.type, float(alpha) if is_float(other.type) else int(alpha))
     return _mul(other, one)
 
@@ -53,7 +64,9 @@ for _name, _fn in {"add": _add, "sub": _sub}.items():
         register_lowering(
             f"aten.{_name}.{_overload}",
             partial(lower_add_sub, _fn),
-            summary=f"aten.{_name}.{_overload} -> linalg.generic(arith)",
+            summary=f"aten.{_name}.{_overload} -> linalg.generic(arith/complex)",
+            unsigned=True,
+            complex=True,
         )
 
 
@@ -62,7 +75,7 @@ def lower_binary(combine, op, rw):
 
 
 def _div_true(a, b):
-    return arith.divf(a, b)
+    return cx.DivOp(a, b).result if is_complex(a.type) else arith.divf(a, b)
 
 
 def _maximum(a, b):
@@ -84,14 +97,18 @@ def _float_pair(op, rw):
 
 
 _BINARY = {
-    "aten.mul.Tensor": (_mul, "arith.mulf/muli"),
-    "aten.mul.Scalar": (_mul, "arith.mulf/muli"),
-    "aten.maximum": (_maximum, "arith.maximumf/maxsi"),
-    "aten.minimum": (_minimum, "arith.minimumf/minsi"),
+    "aten.mul.Tensor": (_mul, "arith.mulf/muli, complex.mul", True),
+    "aten.mul.Scalar": (_mul, "arith.mulf/muli, complex.mul", True),
+    "aten.maximum": (_maximum, "arith.maximumf/maxsi", False),
+    "aten.minimum": (_minimum, "arith.minimumf/minsi", False),
 }
-for _name, (_fn, _targets) in _BINARY.items():
+for _name, (_fn, _targets, _complex) in _BINARY.items():
     register_lowering(
-        _name, partial(lower_binary, _fn), summary=f"{_name} -> linalg.generic({_targets})"
+        _name,
+        partial(lower_binary, _fn),
+        summary=f"{_name} -> linalg.generic({_targets})",
+        unsigned=True,
+        complex=_complex,
     )
 
 
@@ -139,7 +156,11 @@ def _div_floor_float(a, b):
 
 for _name in ("aten.div.Tensor", "aten.div.Scalar", "aten.div.Tensor_mode", "aten.div.Scalar_mode"):
     register_lowering(
-        _name, lower_div, summary=f"{_name} -> linalg.generic(arith.divf/divsi/floordivsi)"
+        _name,
+        lower_div,
+        summary=f"{_name} -> linalg.generic(arith.divf/divsi/floordivsi, complex.div)",
+        unsigned=True,
+        complex=_name.endswith(("Tensor", "Scalar")),
     )
 
 
@@ -180,7 +201,10 @@ for _name, _fn in {
     "aten.fmod.Scalar": _fmod,
 }.items():
     register_lowering(
-        _name, partial(lower_binary, _fn), summary=f"{_name} -> linalg.generic(arith.remf/remsi)"
+        _name,
+        partial(lower_binary, _fn),
+        summary=f"{_name} -> linalg.generic(arith.remf/remsi)",
+        unsigned=True,
     )
 
 
@@ -191,6 +215,8 @@ _BOOL_IPRED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "g
 
 
 def _compare(kind, a, b):
+    if is_complex(a.type):  # only eq/ne reach here (lower_compare)
+        return (cx.EqualOp if kind == "eq" else cx.NotEqualOp)(a, b).result
     if is_float(a.type):
         return arith.cmpf(getattr(arith.CmpFPredicate, _FPRED[kind]), a, b)
     table = _BOOL_IPRED if _is_bool(a) else _IPRED
@@ -200,6 +226,8 @@ def _compare(kind, a, b):
 def lower_compare(kind, op, rw):
     a = rw.args
     compute = promote(a["self"], a["other"])
+    if compute.is_complex and kind not in ("eq", "ne"):
+        return None  # complex numbers have no order (torch raises too)
     return elementwise(rw, [a["self"], a["other"]], partial(_compare, kind), compute=compute)
 
 
@@ -208,7 +236,9 @@ for _kind in _FPRED:
         register_lowering(
             f"aten.{_kind}.{_overload}",
             partial(lower_compare, _kind),
-            summary=f"aten.{_kind}.{_overload} -> linalg.generic(arith.cmpf/cmpi)",
+            summary=f"aten.{_kind}.{_overload} -> linalg.generic(arith.cmpf/cmpi, complex.eq)",
+            unsigned=True,
+            complex=_kind in ("eq", "ne"),
         )
 
 
@@ -223,16 +253,18 @@ for _kind, _fn in {"and": arith.andi, "or": arith.ori, "xor": arith.xori}.items(
         f"aten.logical_{_kind}",
         partial(lower_logical, _fn),
         summary=f"aten.logical_{_kind} -> linalg.generic(arith.{_kind}i on i1)",
+        unsigned=True,
     )
     for _overload in ("Tensor", "Scalar"):
         register_lowering(
             f"aten.bitwise_{_kind}.{_overload}",
             partial(lower_binary, _fn),
             summary=f"aten.bitwise_{_kind}.{_overload} -> linalg.generic(arith.{_kind}i)",
+            unsigned=True,
         )
 
 
-@register_lowering("aten.logical_not")
+@register_lowering("aten.logical_not", unsigned=True)
 def lower_logical_not(op, rw):
     """aten.logical_not -> linalg.generic(arith.xori on i1)"""
     return elementwise(
@@ -243,13 +275,13 @@ def lower_logical_not(op, rw):
     )
 
 
-@register_lowering("aten.bitwise_not")
+@register_lowering("aten.bitwise_not", unsigned=True)
 def lower_bitwise_not(op, rw):
     """aten.bitwise_not -> linalg.generic(arith.xori with all ones)"""
     return elementwise(rw, [rw.args["self"]], lambda x: arith.xori(x, arith.constant(x.type, -1)))
 
 
-@register_lowering("aten.where.self")
+@register_lowering("aten.where.self", unsigned=True, complex=True)
 def lower_where(op, rw):
     """aten.where.self -> linalg.generic(arith.select)"""
     a = rw.args

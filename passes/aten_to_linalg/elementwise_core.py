@@ -16,13 +16,35 @@ from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dty
 
 from aten_mlir.dialects import dtype_of, element_type
 
-from .builder import PARALLEL, LoweringRewriter, convert, elem, is_float, tensor_type
+from .builder import (
+    PARALLEL,
+    LoweringRewriter,
+    convert,
+    elem,
+    is_float,
+    stored_as_unsigned,
+    tensor_type,
+)
+from .complex_core import constant as complex_constant
+from .complex_core import is_complex
 
 _DEFAULT = ELEMENTWISE_TYPE_PROMOTION_KIND.DEFAULT
-_OPMATH = {torch.float16: torch.float32, torch.bfloat16: torch.float32}
+_OPMATH = {
+    torch.float16: torch.float32,
+    torch.bfloat16: torch.float32,
+    torch.complex32: torch.complex64,
+}
+# Unsigned ints compute in a wider signed type: values read with extui are non-negative there,
+# so signed compares, division, shifts and min/max agree with unsigned ones, and +, -, *, bitwise
+# ops truncated back to the storage width give the unsigned wrap-around bits.
+_WIDE = {torch.uint8: torch.int32, torch.uint16: torch.int32, torch.uint32: torch.int64}
+_UNSIGNED_OF = {8: torch.uint8, 16: torch.uint16, 32: torch.uint32, 64: torch.uint64}
 
 
 def dtype(v) -> torch.dtype:
+    """The torch dtype of a tensor value or type (uint8 for the storage of a uint8 operand)."""
+    if isinstance(v, ir.Value) and stored_as_unsigned(v):
+        return _UNSIGNED_OF[ir.IntegerType(elem(v)).width]
     return dtype_of(elem(v))
 
 
@@ -103,31 +125,41 @@ def elementwise(
     """
     out_dtype = dtype_of(elem(rw.op.results[0].type)) if result is None else dtype_of(elem(result))
     result = result or rw.result_type()
-    tensors_ = [o for o in operands if isinstance(o, ir.Value)]
-    if any(is_unsigned(t) or isinstance(elem(t), ir.ComplexType) for t in [result, *tensors_]):
-        return None  # no arith ops on unsigned or complex elements: left for the eager fallback
-    if any(isinstance(o, complex) for o in operands):
-        return None  # unsigned ints: no arith ops on them (left for the eager fallback)
     if compute is None:
         compute = opmath(out_dtype)
     computes = [compute] * len(operands) if isinstance(compute, torch.dtype) else list(compute)
+    if any(c not in _WIDE and not c.is_signed and c != torch.bool for c in computes):
+        return None  # uint64 has no wider signed type to compute in
+    computes = [_WIDE.get(c, c) for c in computes]
     tensors = [o for o in operands if isinstance(o, ir.Value)]
+    unsigned = [rw.is_unsigned(t) for t in tensors]
     with rw.op.location:
         ctypes_ = [element_type(c) for c in computes]
+    if any(isinstance(o, complex) and not is_complex(ct) for o, ct in zip(operands, ctypes_)):
+        return None  # a complex scalar in a real computation
     sizes = broadcast_sizes(rw, tensors, result)
     init = rw.empty(result, sizes)
     consts = {}
     for k, (o, ct) in enumerate(zip(operands, ctypes_)):
-        if not isinstance(o, ir.Value):
+        if isinstance(o, ir.Value):
+            continue
+        if is_complex(ct):
+            with rw.at():
+                consts[k] = complex_constant(o, ct)
+        else:
             consts[k] = rw.const(o if not isinstance(o, bool) else int(o), ct)
     maps = [broadcast_map(tensor_type(t), result) for t in tensors]
     maps.append(ir.AffineMap.get_identity(result.rank))
 
     def region(*args):
-        it = iter(args[: len(tensors)])
+        it = iter(zip(args[: len(tensors)], unsigned))
         scalars = []
         for k, ct in enumerate(ctypes_):
-            scalars.append(consts[k] if k in consts else convert(next(it), ct))
+            if k in consts:
+                scalars.append(consts[k])
+            else:
+                arg, uns = next(it)
+                scalars.append(convert(arg, ct, uns))
         out = body(*scalars)
         return convert(out, result.element_type)
 

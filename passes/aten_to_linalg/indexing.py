@@ -12,15 +12,15 @@ from mlir.dialects import tensor
 
 from . import indexing_mask
 from .builder import PARALLEL, tensor_type
-from .indexing_core import Advanced, as_index, linalg_indices, signless, supported
+from .indexing_core import Advanced, as_index, linalg_indices, movable, signless
 from .registry import register_lowering
 
 
-@register_lowering("aten.gather")
+@register_lowering("aten.gather", unsigned=True, complex=True)
 def lower_gather(op, rw):
     """aten.gather -> linalg.generic(tensor.extract)"""
     self_, index, dim = rw.args["self"], rw.args["index"], rw.args["dim"]
-    if not supported(self_):
+    if not movable(self_):
         return None
     index, uns = signless(rw, index)
     if index is None:
@@ -40,11 +40,11 @@ def lower_gather(op, rw):
     return rw.generic([index], [init], [identity, identity], [PARALLEL] * it.rank, body)[0]
 
 
-@register_lowering("aten.index_select")
+@register_lowering("aten.index_select", unsigned=True, complex=True)
 def lower_index_select(op, rw):
     """aten.index_select -> linalg.generic(tensor.extract)"""
     self_, index, dim = rw.args["self"], rw.args["index"], rw.args["dim"]
-    if not supported(self_):
+    if not movable(self_):
         return None
     index, uns = signless(rw, index)
     if index is None:
@@ -75,12 +75,14 @@ def lower_index_select(op, rw):
     return rw.generic([index], [init], maps, [PARALLEL] * result.rank, body)[0]
 
 
-@register_lowering("aten.index.Tensor")
+@register_lowering("aten.index.Tensor", unsigned=True, complex=True)
 def lower_index(op, rw):
     """aten.index.Tensor -> linalg.generic(tensor.extract), scf.for (bool masks)"""
     self_, indices = rw.args["self"], rw.args["indices"]
-    if not supported(self_) or all(i is None for i in indices):
+    if not movable(self_) or all(i is None for i in indices):
         return None
+    if any(i is not None and rw.is_unsigned(i) for i in indices):
+        return None  # a uint8 index is torch's deprecated mask spelling: left to eager
     converted = indexing_mask.masks_as_indices(op, rw, indices)
     if converted is None:
         return None

@@ -16,7 +16,8 @@ from .builder import LoweringRewriter, elem, is_float, tensor_type
 
 
 def supported(*values) -> bool:
-    """Float and signless int (bool stored as i8) tensors; unsigned and complex are left."""
+    """Float and signless int tensors (bool and unsigned ones reach rules as their signless
+    storage, unsigned only in rules registered for them); complex is left."""
     for v in values:
         if v is None:
             continue
@@ -36,11 +37,16 @@ def const_index(v: int | ir.Value) -> ir.Value:
     return arith.constant(ir.IndexType.get(), v)
 
 
+def movable(v) -> bool:
+    """Element types a rule that only moves elements (gathers, selects) takes: any of
+    `supported`'s, and complex."""
+    return supported(v) or isinstance(elem(v), ir.ComplexType)
+
+
 def signless(rw: LoweringRewriter, index: ir.Value) -> tuple[ir.Value | None, bool]:
-    """(index tensor, False) when arith can read it; (None, True) for unsigned (uint8) indices,
-    which have no arith ops and no bufferizable view as signless bits: left to eager."""
-    e = tensor_type(index).element_type
-    if isinstance(e, ir.IntegerType) and not ir.IntegerType(e).is_signless:
+    """(index tensor, False) for signed int indices; (None, True) for unsigned (uint8) ones,
+    which torch reads as masks or rejects: left to eager."""
+    if rw.is_unsigned(index):
         return None, True
     return index, False
 

@@ -17,7 +17,7 @@ from mlir import rewrite as mlir_rewrite
 from aten_mlir.dialects import describe_location
 
 from ..registry import ModulePass, PassFailure, option, register_pass
-from .builder import is_bool_tensor, storage_type
+from .builder import has_storage_type, storage_type
 from .registry import LOWERINGS, as_pattern
 
 
@@ -39,16 +39,17 @@ def _cast(value: ir.Value, to: ir.Type) -> ir.Value:
     ).result
 
 
-def store_bool_boundaries(fn: ir.Operation) -> None:
-    """Bool tensor arguments and results of `fn` become i8 tensors (torch's bool bytes), cast
-    to i1 at the entry and back before returning, so that no memref of i1 is ever stored."""
+def store_boundaries(fn: ir.Operation) -> None:
+    """Bool and unsigned tensor arguments and results of `fn` become signless int tensors (the
+    same bytes), cast back at the entry and before returning, so that no memref of i1 is ever
+    stored and arith only ever sees signless ints."""
     ftype = ir.FunctionType(ir.TypeAttr(fn.attributes["function_type"]).value)
     if not fn.regions[0].blocks:
         return
     entry = fn.regions[0].blocks[0]
     inputs = list(ftype.inputs)
     for i, arg in enumerate(entry.arguments):
-        if is_bool_tensor(arg.type):
+        if has_storage_type(arg.type):
             bool_type, inputs[i] = arg.type, storage_type(arg.type)
             arg.set_type(inputs[i])
             with fn.location, ir.InsertionPoint.at_block_begin(entry):
@@ -60,7 +61,7 @@ def store_bool_boundaries(fn: ir.Operation) -> None:
         if term.name != "func.return":
             continue
         for i, v in enumerate(term.operands):
-            if is_bool_tensor(v.type):
+            if has_storage_type(v.type):
                 results[i] = storage_type(v.type)
                 with term.location, ir.InsertionPoint(term):
                     term.operands[i] = _cast(v, results[i])
@@ -100,7 +101,7 @@ class ConvertAtenToLinalg(ModulePass):
     def run(self, module_op: ir.Operation) -> None:
         for fn in module_op.regions[0].blocks[0].operations:
             if fn.operation.name == "func.func":
-                store_bool_boundaries(fn.operation)
+                store_boundaries(fn.operation)
         errors = []
         patterns = mlir_rewrite.RewritePatternSet(module_op.context)
         for op_name, rule in LOWERINGS.items():

@@ -13,7 +13,7 @@ from mlir import ir
 from mlir.dialects import arith
 
 from . import reductions_arg, reductions_scan  # noqa: F401  (register their rules)
-from .builder import convert, elem, is_float, tensor_type
+from .builder import convert, elem, is_float, is_unsigned_type, tensor_type
 from .reductions_common import (
     acc_type,
     add,
@@ -33,8 +33,11 @@ from .registry import register_lowering
 
 
 def result_elems(rw, i: int = 0) -> tuple[ir.Type, ir.Type]:
-    """(the element type of result `i`, the element type it is stored as: i8 for bool)."""
-    return elem(rw.op.results[i].type), rw.result_type(i).element_type
+    """(the element type of result `i`, the element type it is stored as: i8 for bool). An
+    unsigned result computes on its storage type (the same bits)."""
+    stored = rw.result_type(i).element_type
+    real = elem(rw.op.results[i].type)
+    return (stored if is_unsigned_type(real) else real), stored
 
 
 def to_result(v: ir.Value, real: ir.Type, stored: ir.Type) -> ir.Value:
@@ -72,8 +75,13 @@ def lower_fold(kind, dims_arg, op, rw):
     real, _ = result_elems(rw)
     acc = acc_type(real) if is_float(real) else real
     combine, init = (mul, 1) if kind == "prod" else (add, 0)
+    unsigned = rw.is_unsigned(x)  # uint8 sums widen zero-extended
+
+    def conv(v, t):
+        return convert(v, t, unsigned)
+
     with rw.at():
-        (r,) = reduce(x, dims, [(acc, init)], _accumulate(combine, convert, acc))
+        (r,) = reduce(x, dims, [(acc, init)], _accumulate(combine, conv, acc))
         if kind != "mean":
             return finish(x, dims, r, rw)
         n = count(x, dims, acc)
@@ -92,6 +100,7 @@ for _name, _kind, _dims in [
         _name,
         partial(lower_fold, _kind, _dims),
         summary=f"{_name} -> linalg.generic(reduction, {_op}), tensor.expand_shape",
+        unsigned=_kind != "mean",
     )
 
 
@@ -112,6 +121,9 @@ def lower_extreme(is_max, op, rw):
     dims = norm_dims(rw.args.get("dim"), tensor_type(x).rank)
     init = lowest(t) if is_max else highest(t)
     fn = _max if is_max else _min
+    if rw.is_unsigned(x):  # unsigned order on the stored bits: 0 and all ones are the ends
+        init = 0 if is_max else -1
+        fn = arith.maxui if is_max else arith.minui
     with rw.at():
         (r,) = reduce(x, dims, [(t, init)], lambda v, s: fn(s, v))
         return finish(x, dims, r, rw)
@@ -121,11 +133,13 @@ register_lowering(
     "aten.amax",
     partial(lower_extreme, True),
     summary="aten.amax -> linalg.generic(reduction, arith.maximumf/maxsi), tensor.expand_shape",
+    unsigned=True,
 )
 register_lowering(
     "aten.amin",
     partial(lower_extreme, False),
     summary="aten.amin -> linalg.generic(reduction, arith.minimumf/minsi), tensor.expand_shape",
+    unsigned=True,
 )
 
 

@@ -18,30 +18,61 @@ from ..rules import as_pattern as _as_pattern
 LOWERINGS: dict[str, Rule] = {}
 
 
-def register_lowering(op_name: str, fn: Callable | None = None, *, summary: str | None = None):
+# Ops whose rules handle unsigned-int / complex operands; every other rule never sees them
+# (the op stays for the eager fallback), so a rule written for signed ints and real floats
+# cannot silently compute wrong answers on other element types.
+UNSIGNED_OK: set[str] = set()
+COMPLEX_OK: set[str] = set()
+
+
+def register_lowering(
+    op_name: str,
+    fn: Callable | None = None,
+    *,
+    summary: str | None = None,
+    unsigned: bool = False,
+    complex: bool = False,
+):
     """Registers the lowering rule of `op_name`: as a decorator, or with `fn` (a shared,
-    parameterised rule) and its `summary` (`op -> target ops`)."""
+    parameterised rule) and its `summary` (`op -> target ops`). `unsigned` / `complex` say the
+    rule handles those element types (see `UNSIGNED_OK`)."""
+    if unsigned:
+        UNSIGNED_OK.add(op_name)
+    if complex:
+        COMPLEX_OK.add(op_name)
     if fn is not None:
         return add_rule(LOWERINGS, "lowering", op_name, fn, summary)
     return lambda f: add_rule(LOWERINGS, "lowering", op_name, f, summary)
 
 
-def _has_complex(op) -> bool:
+def _element_kinds(op) -> set[str]:
+    kinds = set()
     for v in (*op.operands, *op.results):
         t = v.type
-        if isinstance(t, ir.ShapedType) and isinstance(t.element_type, ir.ComplexType):
-            return True
-    return False
+        if not isinstance(t, ir.ShapedType):
+            continue
+        e = t.element_type
+        if isinstance(e, ir.ComplexType):
+            kinds.add("complex")
+        elif isinstance(e, ir.IntegerType) and ir.IntegerType(e).is_unsigned:
+            kinds.add("unsigned")
+    return kinds
 
 
 def as_pattern(rule: Rule, errors: list[RuleError]):
-    """The pattern of one lowering; ops on complex values are never lowered (there is no
-    complex arithmetic below linalg here, and the native ABI has no complex memrefs), so they
-    stay for the eager fallback whatever the rule would do."""
+    """The pattern of one lowering; ops on complex or unsigned values reach only the rules
+    registered as handling them (the others stay for the eager fallback)."""
     from .builder import LoweringRewriter
 
+    name = rule.op_name
+
     def guarded(op, rw):
-        return None if _has_complex(op) else rule.fn(op, rw)
+        kinds = _element_kinds(op)
+        if ("complex" in kinds and name not in COMPLEX_OK) or (
+            "unsigned" in kinds and name not in UNSIGNED_OK
+        ):
+            return None
+        return rule.fn(op, rw)
 
     guarded.__name__ = getattr(rule.fn, "__name__", None) or getattr(rule.fn.func, "__name__", "?")
     return _as_pattern(

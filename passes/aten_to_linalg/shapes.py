@@ -30,25 +30,29 @@ from .views_common import (
 
 
 def _as_elem(rw, x: ir.Value, elem: ir.Type) -> ir.Value:
-    """`x` with element type `elem` (cat promotes its operands to the result dtype)."""
+    """`x` with element type `elem` (cat promotes its operands to the result dtype; uint8
+    storage widens zero-extended)."""
     x_t = tensor_type(x)
     if x_t.element_type == elem:
         return x
     out = ir.RankedTensorType.get(x_t.shape, elem)
     init = rw.empty(out, rw.sizes(x))
+    unsigned = rw.is_unsigned(x)
     ident = ir.AffineMap.get_identity(x_t.rank)
     return rw.generic(
-        [x], [init], [ident, ident], [PARALLEL] * x_t.rank, lambda a, _o: convert(a, elem)
+        [x],
+        [init],
+        [ident, ident],
+        [PARALLEL] * x_t.rank,
+        lambda a, _o: convert(a, elem, unsigned),
     )[0]
 
 
-@register_lowering("aten.cat")
+@register_lowering("aten.cat", unsigned=True, complex=True)
 @located
 def lower_cat(op, rw):
     """aten.cat -> tensor.empty, tensor.insert_slice (one per operand)"""
     result = rw.result_type()
-    if isinstance(result.element_type, ir.ComplexType):
-        return None
     rank = result.rank
     dim = rw.args["dim"] % rank if rank else 0
     # Legacy: 1-D empty operands are skipped whatever the other operands' rank.
@@ -57,12 +61,6 @@ def lower_cat(op, rw):
         for t in rw.args["tensors"]
         if not (tensor_type(t).rank == 1 and tensor_type(t).shape == [0] and rank != 1)
     ]
-    if any(
-        isinstance(tensor_type(t).element_type, ir.IntegerType)
-        and not ir.IntegerType(tensor_type(t).element_type).is_signless
-        for t in parts
-    ):
-        return None  # unsigned: no arith ops
     if not parts:
         return rw.empty(result, [0] * rank)
     parts = [_as_elem(rw, t, result.element_type) for t in parts]
@@ -87,7 +85,7 @@ def lower_cat(op, rw):
     return out
 
 
-@register_lowering("aten.repeat")
+@register_lowering("aten.repeat", unsigned=True, complex=True)
 @located
 def lower_repeat(op, rw):
     """aten.repeat -> linalg.broadcast, tensor.collapse_shape"""
@@ -116,7 +114,7 @@ def lower_repeat(op, rw):
     return expand(rw, out, [[d] for d in range(result.rank)], result, rw.sizes(out))
 
 
-@register_lowering("aten.flip")
+@register_lowering("aten.flip", unsigned=True, complex=True)
 @located
 def lower_flip(op, rw):
     """aten.flip -> linalg.generic(linalg.index, tensor.extract)"""
@@ -134,7 +132,7 @@ def lower_flip(op, rw):
     return gather(rw, x, result, sizes, at)
 
 
-@register_lowering("aten.select_scatter")
+@register_lowering("aten.select_scatter", unsigned=True, complex=True)
 @located
 def lower_select_scatter(op, rw):
     """aten.select_scatter -> tensor.insert_slice (rank-extending)"""
@@ -148,7 +146,7 @@ def lower_select_scatter(op, rw):
     return _retype(rw, out)
 
 
-@register_lowering("aten.slice_scatter")
+@register_lowering("aten.slice_scatter", unsigned=True, complex=True)
 @located
 def lower_slice_scatter(op, rw):
     """aten.slice_scatter -> tensor.insert_slice"""
@@ -171,7 +169,7 @@ def _retype(rw, v):
     return cast_to(rw, v, rw.result_type())
 
 
-@register_lowering("aten.resize_")
+@register_lowering("aten.resize_", unsigned=True, complex=True)
 @located
 def lower_resize(op, rw):
     """aten.resize_ -> tensor.collapse_shape, tensor.extract_slice, tensor.insert_slice,

@@ -12,11 +12,13 @@ from functools import partial
 import torch
 from mlir import ir
 from mlir.dialects import arith, math
+from mlir.dialects import complex as cx
 
 from aten_mlir.dialects import dtype_of, get_op_def, op_arguments
 
 from . import unary_pow  # noqa: F401  (pow and atan2 register themselves)
 from .builder import elem, is_float
+from .complex_core import is_complex
 from .elementwise_core import elementwise, opmath
 from .registry import register_lowering
 
@@ -84,15 +86,28 @@ _FLOAT_UNARY = {
 }
 
 
+# complex.* ops (lowered by convert-complex-to-standard) for complex operands
+_COMPLEX_UNARY = {
+    "aten.exp": cx.ExpOp,
+    "aten.log": cx.LogOp,
+    "aten.sqrt": cx.SqrtOp,
+}
+
+
 def lower_float_unary(fn, op, rw):
-    if not is_float(rw.result_type().element_type):
-        return None  # complex results
+    if is_complex(rw.result_type().element_type):
+        op_class = _COMPLEX_UNARY[op.name]
+        return elementwise(rw, [rw.args["self"]], lambda z: op_class(z).result)
     return elementwise(rw, [rw.args["self"]], fn)
 
 
 for _name, (_fn, _targets) in _FLOAT_UNARY.items():
     register_lowering(
-        _name, partial(lower_float_unary, _fn), summary=f"{_name} -> linalg.generic({_targets})"
+        _name,
+        partial(lower_float_unary, _fn),
+        summary=f"{_name} -> linalg.generic({_targets})",
+        unsigned=True,
+        complex=_name in _COMPLEX_UNARY,
     )
 
 
@@ -134,6 +149,13 @@ _SAME_DTYPE = {
 
 
 def lower_same_dtype(fn, op, rw):
+    src = source_dtype(rw)
+    if src.is_complex:
+        if op.name == "aten.abs":  # |z|, a real result
+            return elementwise(rw, [rw.args["self"]], lambda z: cx.AbsOp(z).result, compute=src)
+        if op.name == "aten.neg":
+            return elementwise(rw, [rw.args["self"]], lambda z: cx.NegOp(z).result)
+        return None
     if source_dtype(rw) == torch.bool and fn is not _sign:
         return None  # torch has no bool kernel for these (sign of a bool is itself)
     if source_dtype(rw) == torch.bool:
@@ -143,7 +165,11 @@ def lower_same_dtype(fn, op, rw):
 
 for _name, (_fn, _targets) in _SAME_DTYPE.items():
     register_lowering(
-        _name, partial(lower_same_dtype, _fn), summary=f"{_name} -> linalg.generic({_targets})"
+        _name,
+        partial(lower_same_dtype, _fn),
+        summary=f"{_name} -> linalg.generic({_targets})",
+        unsigned=True,
+        complex=_name in ("aten.abs", "aten.neg"),
     )
 
 
@@ -169,9 +195,11 @@ register_lowering(
     "aten.isnan",
     partial(lower_classify, _isnan),
     summary="aten.isnan -> linalg.generic(arith.cmpf uno)",
+    unsigned=True,
 )
 register_lowering(
     "aten.isinf",
     partial(lower_classify, _isinf),
     summary="aten.isinf -> linalg.generic(math.absf, arith.cmpf oeq)",
+    unsigned=True,
 )

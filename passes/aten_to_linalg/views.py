@@ -150,14 +150,14 @@ def reshape(rw: LoweringRewriter, x: ir.Value, result: ir.RankedTensorType, size
     return expand(rw, collapse(rw, x, groups_in), groups_out, result, sizes)
 
 
-@register_lowering("aten.view")
+@register_lowering("aten.view", unsigned=True, complex=True)
 @located
 def lower_view(op, rw):
     """aten.view -> tensor.collapse_shape, tensor.expand_shape"""
     return reshape(rw, rw.args["self"], rw.result_type(), size_args(rw, rw.args["size"]))
 
 
-@register_lowering("aten.permute")
+@register_lowering("aten.permute", unsigned=True, complex=True)
 @located
 def lower_permute(op, rw):
     """aten.permute -> linalg.transpose"""
@@ -181,7 +181,7 @@ def lower_permute(op, rw):
         return linalg.transpose(x, outs=[init], permutation=perm).results[0]
 
 
-@register_lowering("aten.expand")
+@register_lowering("aten.expand", unsigned=True, complex=True)
 @located
 def lower_expand(op, rw):
     """aten.expand -> tensor.collapse_shape, linalg.broadcast"""
@@ -225,21 +225,21 @@ def _squeeze(rw, dims):
     return cast_to(rw, collapse(rw, x, unit_groups(rank, gone)), result)
 
 
-@register_lowering("aten.squeeze.dim")
+@register_lowering("aten.squeeze.dim", unsigned=True, complex=True)
 @located
 def lower_squeeze_dim(op, rw):
     """aten.squeeze.dim -> tensor.collapse_shape"""
     return _squeeze(rw, [rw.args["dim"]])
 
 
-@register_lowering("aten.squeeze.dims")
+@register_lowering("aten.squeeze.dims", unsigned=True, complex=True)
 @located
 def lower_squeeze_dims(op, rw):
     """aten.squeeze.dims -> tensor.collapse_shape"""
     return _squeeze(rw, rw.args["dim"])
 
 
-@register_lowering("aten.unsqueeze")
+@register_lowering("aten.unsqueeze", unsigned=True, complex=True)
 @located
 def lower_unsqueeze(op, rw):
     """aten.unsqueeze -> tensor.expand_shape"""

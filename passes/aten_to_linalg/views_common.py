@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .builder import PARALLEL, LoweringRewriter, is_bool_tensor, tensor_type, to_storage
+from .builder import PARALLEL, LoweringRewriter, has_storage_type, tensor_type, to_storage
 
 DYN = ir.ShapedType.get_dynamic_size()
 
@@ -41,8 +41,9 @@ def folded(v):
 
 
 def size_arg(rw: LoweringRewriter, v):
-    """A size argument as an int or an index value. A `tensor.dim` of a bool tensor is re-read
-    from its i8 storage, so that no i1 tensor has to reach compiled code for its size."""
+    """A size argument as an int or an index value. A `tensor.dim` of a bool (or unsigned)
+    tensor is re-read from its signless storage, so that no i1 tensor has to reach compiled code
+    for its size."""
     v = folded(v)
     if isinstance(v, ir.Value) and _reads_bool_dim(v):
         return _reread(rw, v)
@@ -54,7 +55,7 @@ def _reads_bool_dim(v: ir.Value) -> bool:
         return False
     owner = v.owner.operation
     if owner.name == "tensor.dim":
-        return is_bool_tensor(owner.operands[0].type)
+        return has_storage_type(owner.operands[0].type)
     return owner.name.startswith("arith.") and any(_reads_bool_dim(o) for o in owner.operands)
 
 

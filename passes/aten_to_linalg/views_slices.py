@@ -30,7 +30,7 @@ def _dim(d: int, rank: int) -> int:
     return d % rank if rank else 0
 
 
-@register_lowering("aten.slice.Tensor")
+@register_lowering("aten.slice.Tensor", unsigned=True, complex=True)
 @located
 def lower_slice(op, rw):
     """aten.slice.Tensor -> tensor.extract_slice"""
@@ -49,7 +49,7 @@ def lower_slice(op, rw):
     return extract_slice(rw, x, offsets, sizes, strides, rw.result_type())
 
 
-@register_lowering("aten.select.int")
+@register_lowering("aten.select.int", unsigned=True, complex=True)
 @located
 def lower_select(op, rw):
     """aten.select.int -> tensor.extract_slice (rank-reducing)"""
@@ -64,7 +64,7 @@ def lower_select(op, rw):
     return extract_slice(rw, x, offsets, sizes, [1] * rank, rw.result_type(), drop=[dim])
 
 
-@register_lowering("aten.split_with_sizes")
+@register_lowering("aten.split_with_sizes", unsigned=True, complex=True)
 @located
 def lower_split_with_sizes(op, rw):
     """aten.split_with_sizes -> tensor.extract_slice (one per part)"""
@@ -81,7 +81,7 @@ def lower_split_with_sizes(op, rw):
     return parts
 
 
-@register_lowering("aten.diagonal")
+@register_lowering("aten.diagonal", unsigned=True, complex=True)
 @located
 def lower_diagonal(op, rw):
     """aten.diagonal -> linalg.generic(linalg.index, tensor.extract)"""
@@ -108,7 +108,7 @@ def lower_diagonal(op, rw):
     return gather(rw, x, rw.result_type(), [sizes[d] for d in rest] + [length], at)
 
 
-@register_lowering("aten.as_strided")
+@register_lowering("aten.as_strided", unsigned=True, complex=True)
 @located
 def lower_as_strided(op, rw):
     """aten.as_strided -> tensor.collapse_shape, linalg.generic(linalg.index, tensor.extract)"""
@@ -141,7 +141,7 @@ def _index_result(rw, v):
     return index_value(rw, v)
 
 
-@register_lowering("aten.sym_size.int")
+@register_lowering("aten.sym_size.int", unsigned=True, complex=True)
 @located
 def lower_sym_size(op, rw):
     """aten.sym_size.int -> tensor.dim"""
@@ -149,14 +149,14 @@ def lower_sym_size(op, rw):
     return _index_result(rw, rw.size(x, _dim(rw.args["dim"], tensor_type(x).rank)))
 
 
-@register_lowering("aten.sym_numel")
+@register_lowering("aten.sym_numel", unsigned=True, complex=True)
 @located
 def lower_sym_numel(op, rw):
     """aten.sym_numel -> tensor.dim, arith.muli"""
     return _index_result(rw, product(rw, rw.sizes(rw.args["self"])))
 
 
-@register_lowering("aten.sym_stride.int")
+@register_lowering("aten.sym_stride.int", unsigned=True, complex=True)
 @located
 def lower_sym_stride(op, rw):
     """aten.sym_stride.int -> tensor.dim, arith.muli (contiguous strides)"""
@@ -165,14 +165,14 @@ def lower_sym_stride(op, rw):
     return _index_result(rw, product(rw, rw.sizes(x)[dim + 1 :]))
 
 
-@register_lowering("aten.sym_storage_offset")
+@register_lowering("aten.sym_storage_offset", unsigned=True, complex=True)
 @located
 def lower_sym_storage_offset(op, rw):
     """aten.sym_storage_offset -> arith.constant 0"""
     return _index_result(rw, 0)
 
 
-@register_lowering("aten.sym_is_contiguous")
+@register_lowering("aten.sym_is_contiguous", unsigned=True, complex=True)
 @located
 def lower_sym_is_contiguous(op, rw):
     """aten.sym_is_contiguous -> arith.constant true (compiled tensors are contiguous)"""

@@ -53,3 +53,32 @@ func.func @where_promotes(%c: tensor<3xi1>, %a: tensor<3xf32>, %b: tensor<3xf64>
   %0 = "aten.where.self"(%c, %a, %b) : (tensor<3xi1>, tensor<3xf32>, tensor<3xf64>) -> tensor<3xf64>
   return %0 : tensor<3xf64>
 }
+
+// -----
+
+// uint8 travels as its i8 bytes (the function signature too); arithmetic reads it zero-extended
+// into i32, where signed ops agree with unsigned ones, and wraps back to 8 bits on store.
+// CHECK-LABEL: func.func @add_uint8
+// CHECK-SAME: (%{{.+}}: tensor<4xi8>, %{{.+}}: tensor<4xi8>) -> tensor<4xi8>
+// CHECK: ^bb0(%[[A:.+]]: i8, %[[B:.+]]: i8, %{{.+}}: i8):
+// CHECK-NEXT: %[[WA:.+]] = arith.extui %[[A]] : i8 to i32
+// CHECK-NEXT: %[[WB:.+]] = arith.extui %[[B]] : i8 to i32
+// CHECK-NEXT: %[[S:.+]] = arith.addi %[[WA]], %[[WB]] : i32
+// CHECK-NEXT: %[[T:.+]] = arith.trunci %[[S]] : i32 to i8
+// CHECK-NEXT: linalg.yield %[[T]] : i8
+func.func @add_uint8(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<4xui8> {
+  %0 = "aten.add.Tensor"(%a, %b) : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+  return %0 : tensor<4xui8>
+}
+
+// -----
+
+// Complex operands stay complex<f32> (the bytes of complex64) and use the complex dialect.
+// CHECK-LABEL: func.func @mul_complex
+// CHECK: ^bb0(%[[A:.+]]: complex<f32>, %[[B:.+]]: complex<f32>, %{{.+}}: complex<f32>):
+// CHECK-NEXT: %[[P:.+]] = complex.mul %[[A]], %[[B]] : complex<f32>
+// CHECK-NEXT: linalg.yield %[[P]] : complex<f32>
+func.func @mul_complex(%a: tensor<4xcomplex<f32>>, %b: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %0 = "aten.mul.Tensor"(%a, %b) : (tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}

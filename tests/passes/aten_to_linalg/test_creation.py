@@ -15,7 +15,11 @@ DTYPES = [
     torch.int32,
     torch.int16,
     torch.int8,
+    torch.uint8,
     torch.bool,
+    torch.complex64,
+    torch.complex128,
+    torch.complex32,
 ]
 
 
@@ -28,6 +32,8 @@ def test_to_copy_from_float(to):
 
 def _same_bits(actual, expected):
     """Bit for bit, except NaN payloads (eager's bfloat16 conversion makes 0xFFFF)."""
+    if expected.is_complex():  # parts compared as floats
+        actual, expected = (torch.view_as_real(t.to(torch.complex64)) for t in (actual, expected))
     if expected.is_floating_point():
         nan = expected.isnan()
         assert torch.equal(nan, actual.isnan())
@@ -36,7 +42,18 @@ def _same_bits(actual, expected):
 
 
 @pytest.mark.parametrize(
-    "src", [torch.int64, torch.int8, torch.bool, torch.float64, torch.float16, torch.bfloat16]
+    "src",
+    [
+        torch.int64,
+        torch.int8,
+        torch.uint8,
+        torch.bool,
+        torch.float64,
+        torch.float16,
+        torch.bfloat16,
+        torch.complex64,
+        torch.complex128,
+    ],
 )
 def test_to_copy_to_all(src):
     x = torch.tensor([1.0, -5.0, 0.0, 2.0**40 + 1, 0.1, 1.0 / 3]).to(src)

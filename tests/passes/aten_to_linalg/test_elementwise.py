@@ -104,3 +104,94 @@ def test_bool_ops():
 def test_where_broadcasts():
     c = torch.rand(3, 1) > 0.5
     assert_lowers("aten.where.self", [c, torch.randn(3, 4), torch.randn(4).double()])
+
+
+# -- unsigned ints: computed widened (zero-extended), stored back as their own bytes -------------
+def _bytes(seed, low=0):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randint(low, 256, (4, 6), generator=g, dtype=torch.uint8)
+    x.view(-1)[:4] = torch.tensor([max(low, 0), 255, 128, 1], dtype=torch.uint8)
+    return x
+
+
+@pytest.mark.parametrize(
+    "op, kwargs",
+    [
+        ("aten.add.Tensor", {}),
+        ("aten.add.Tensor", {"alpha": 3}),
+        ("aten.sub.Tensor", {}),
+        ("aten.mul.Tensor", {}),
+        ("aten.div.Tensor", {}),
+        ("aten.div.Tensor_mode", {"rounding_mode": "floor"}),
+        ("aten.div.Tensor_mode", {"rounding_mode": "trunc"}),
+        ("aten.remainder.Tensor", {}),
+        ("aten.fmod.Tensor", {}),
+        ("aten.maximum", {}),
+        ("aten.minimum", {}),
+        ("aten.lt.Tensor", {}),
+        ("aten.ge.Tensor", {}),
+        ("aten.ne.Tensor", {}),
+        ("aten.bitwise_and.Tensor", {}),
+        ("aten.bitwise_xor.Tensor", {}),
+        ("aten.logical_or", {}),
+    ],
+)
+def test_uint8_binary(op, kwargs):
+    # divisors are non-zero: integer division by zero raises in eager
+    assert_lowers(op, [_bytes(0), _bytes(1, low=1)], **kwargs)
+
+
+@pytest.mark.parametrize("other", [torch.int8, torch.int64, torch.float32, torch.bool])
+def test_uint8_promotes_with_other_dtypes(other):
+    b = torch.tensor([[-128, -1, 0, 1, 127, 5]]).to(other)
+    for op in ("aten.add.Tensor", "aten.mul.Tensor", "aten.lt.Tensor", "aten.maximum"):
+        assert_lowers(op, [_bytes(2)[:, :6], b])
+
+
+def test_uint8_scalars_and_unary():
+    x = _bytes(3)
+    assert_lowers("aten.add.Scalar", [x], other=300)
+    assert_lowers("aten.mul.Scalar", [x], other=2.5)
+    assert_lowers("aten.bitwise_not", [x])
+    assert_lowers("aten.logical_not", [x])
+    assert_lowers("aten.where.self", [x > 100, x, _bytes(4)], names=["condition", "self", "other"])
+
+
+def test_uint64_is_left_to_eager():
+    from .lowering_check import compile_op
+
+    x = torch.tensor([2**63 + 5, 7], dtype=torch.uint64)
+    _, compiled = compile_op("aten.div.Tensor_mode", [x, x], rounding_mode="floor")
+    assert [f.op for f in compiled.fallbacks] == ["aten.div.Tensor_mode"]
+
+
+# -- complex: complex.* ops, lowered to arith on (re, im) by convert-complex-to-standard --------
+def _complex(seed, dtype=torch.complex64):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randn(3, 5, generator=g, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize(
+    "op, kwargs",
+    [
+        ("aten.add.Tensor", {"alpha": 2}),
+        ("aten.sub.Tensor", {}),
+        ("aten.mul.Tensor", {}),
+        ("aten.div.Tensor", {}),
+        ("aten.eq.Tensor", {}),
+        ("aten.ne.Tensor", {}),
+    ],
+)
+def test_complex_binary(op, kwargs, dtype):
+    a, b = _complex(0, dtype), _complex(1, dtype)
+    b[0, 0] = a[0, 0]
+    assert_lowers(op, [a, b], atol=1e-6, rtol=1e-5, **kwargs)
+
+
+def test_complex_with_real_and_scalars():
+    z, x = _complex(2), torch.randn(5)
+    assert_lowers("aten.mul.Tensor", [z, x], atol=1e-6, rtol=1e-5)
+    assert_lowers("aten.add.Tensor", [x, z], atol=1e-6, rtol=1e-5)
+    assert_lowers("aten.mul.Scalar", [z], other=1j, atol=1e-6, rtol=1e-5)
+    assert_lowers("aten.where.self", [x > 0, z, z * 2], names=["condition", "self", "other"])

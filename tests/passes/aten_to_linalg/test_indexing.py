@@ -4,6 +4,7 @@ import pytest
 import torch
 import torch._dynamo  # noqa: F401  (loads triton's LLVM before MLIR's; the reverse aborts)
 
+
 from .lowering_check import assert_lowers, assert_module_lowers
 
 NAN = float("nan")
@@ -103,3 +104,20 @@ def test_index_bool_mask():
     m = torch.rand(4, 5) > 0.5
     assert_module_lowers(_Masked(), [x, m, torch.tensor(2)])
     assert_module_lowers(_Masked(), [x, torch.zeros(4, 5, dtype=torch.bool), torch.tensor(2)])
+
+
+class _Pick(torch.nn.Module):
+    def forward(self, x, i):
+        return x[i], x[:, i[0]]
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.complex64])
+def test_gathers_move_uint8_and_complex_elements(dtype):
+    g = torch.Generator().manual_seed(0)
+    x = torch.randint(0, 256, (4, 5), generator=g).to(torch.uint8)
+    if dtype.is_complex:
+        x = torch.randn(4, 5, generator=g, dtype=dtype)
+    i = torch.tensor([[3, 0, 1], [2, 2, 0]])
+    assert_lowers("aten.gather", [x, i.repeat(2, 1)[:, :2]], names=["self", "index"], dim=0)
+    assert_lowers("aten.index_select", [x, i[0]], names=["self", "index"], dim=1)
+    assert_module_lowers(_Pick(), [x, i])

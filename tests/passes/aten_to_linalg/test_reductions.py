@@ -149,3 +149,13 @@ def test_cumsum_dtypes_and_empty():
     assert_lowers("aten.cumsum", [torch.randn(3, 40).half()], dim=1, atol=1e-2, rtol=1e-3)
     assert_lowers("aten.cumsum", [torch.randn(3, 0)], dim=1)
     assert_lowers("aten.cumsum", [torch.randn(0, 3)], dim=1)
+
+
+def test_uint8_sums_and_extremes():
+    x = torch.tensor([[0, 255, 128, 7], [200, 1, 255, 127]], dtype=torch.uint8)
+    assert_lowers("aten.sum.dim_IntList", [x], dim=[1])
+    assert_lowers("aten.sum.dim_IntList", [x], dim=[0], dtype=torch.uint8)  # wraps mod 256
+    assert_lowers("aten.prod.dim_int", [x], dim=0)
+    for op in ("aten.amax", "aten.amin"):
+        assert_lowers(op, [x], dim=[1])
+        assert_lowers(op, [x], dim=[0, 1], keepdim=True)

@@ -24,6 +24,11 @@ def test_cat_promotes_and_skips_legacy_empty():
     ints = torch.arange(8, dtype=torch.int32).view(2, 4)
     module_lowers(_Cat(), [_floats(3, 4), ints, torch.ones(0)])
     module_lowers(_Cat(-1), [_floats(2, 3), ints > 3, ints.to(torch.int64)])
+    # uint8 widens zero-extended (200 stays 200 in int16), real parts join complex ones
+    u = torch.tensor([[0, 200, 255, 1]], dtype=torch.uint8)
+    module_lowers(_Cat(), [u, torch.tensor([[-1, 5, -128, 127]], dtype=torch.int8), u > 100])
+    z = torch.randn(2, 4, dtype=torch.complex64)
+    module_lowers(_Cat(), [z, _floats(1, 4), ints.to(torch.float64)])
 
 
 def test_cat_dynamic():
@@ -33,7 +38,9 @@ def test_cat_dynamic():
     module_lowers(_Cat(1), [_floats(3, 2), _floats(3, 4), _floats(3, 5)], dynamic_shapes=dyn)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.int32, torch.bool])
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.int32, torch.bool, torch.uint8, torch.complex64]
+)
 @pytest.mark.parametrize("repeats", [[2, 1, 3], [1, 1], [0, 3], [3, 2]])
 def test_repeat(repeats, dtype):
     lowers("aten.repeat", [_of(dtype, 3, 4)], repeats=repeats)
@@ -53,6 +60,8 @@ def test_flip(dims, dynamic):
 def test_flip_dtypes():
     lowers("aten.flip", [_of(torch.bool, 3, 4)], dims=[1])
     lowers("aten.flip", [_of(torch.int8, 0, 4)], dims=[0])
+    lowers("aten.flip", [_of(torch.uint8, 3, 4)], dims=[0, 1])
+    lowers("aten.flip", [_of(torch.complex128, 3, 4)], dims=[1])
 
 
 @pytest.mark.parametrize("dynamic", [False, True])

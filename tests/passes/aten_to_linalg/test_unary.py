@@ -159,3 +159,27 @@ def test_atan2_out():
     got = compiled(a, b, out.clone())
     assert got.dtype == torch.float64
     torch.testing.assert_close(got, torch.atan2(a, b).double(), equal_nan=True)
+
+
+# -- uint8 (read zero-extended) and complex operands ---------------------------------------------
+@pytest.mark.parametrize(
+    "op", ["aten.abs", "aten.neg", "aten.sign", "aten.floor", "aten.exp", "aten.sqrt", "aten.isnan"]
+)
+def test_uint8_operand(op):
+    x = torch.tensor([[0, 1, 127, 128, 200, 255]], dtype=torch.uint8)
+    assert_lowers(op, [x])
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("op", ["aten.abs", "aten.neg", "aten.exp", "aten.log", "aten.sqrt"])
+def test_complex_operand(op, dtype):
+    g = torch.Generator().manual_seed(0)
+    z = torch.randn(4, 5, generator=g, dtype=dtype)
+    z[0, :4] = torch.tensor([1 + 0j, -1 + 0j, 1j, -2 - 3j])
+    assert_lowers(op, [z], atol=1e-6, rtol=1e-5)
+
+
+def test_complex_ops_without_a_lowering_fall_back():
+    z = torch.randn(3, dtype=torch.complex64)
+    _, compiled = compile_op("aten.tan", [z])
+    assert [f.op for f in compiled.fallbacks] == ["aten.tan"]

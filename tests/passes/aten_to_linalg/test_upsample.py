@@ -4,8 +4,6 @@ FFT ops staying clean eager fallbacks."""
 import pytest
 import torch
 
-import aten_mlir
-
 from .lowering_check import assert_lowers, assert_module_lowers
 
 SIZES = [
@@ -93,14 +91,3 @@ class _GridSample(torch.nn.Module):
 
     def forward(self, x, grid):
         return torch.nn.functional.grid_sample(x, grid, mode=self.mode, align_corners=False)
-
-
-def test_fft_ops_fall_back_cleanly():
-    class M(torch.nn.Module):
-        def forward(self, x):
-            return torch.fft.irfft(torch.fft.rfft(x), n=x.shape[-1]) + 1
-
-    x = torch.randn(3, 8)
-    compiled = aten_mlir.compile(torch.export.export(M(), (x,)))
-    assert {f.op for f in compiled.fallbacks} >= {"aten._fft_r2c", "aten._fft_c2r"}
-    torch.testing.assert_close(compiled(x), M()(x), atol=1e-5, rtol=1e-5)

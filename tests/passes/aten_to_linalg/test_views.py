@@ -23,13 +23,17 @@ def _floats(*shape):
     return x
 
 
-DTYPES = [torch.float32, torch.int64, torch.int8, torch.bool]
+# uint8 and complex64 travel as their bytes (signless i8 storage, complex<f32>): views of them
+# need no arithmetic and lower like any other dtype.
+DTYPES = [torch.float32, torch.int64, torch.int8, torch.bool, torch.uint8, torch.complex64]
 
 
 def _of(dtype, *shape):
     x = _floats(*shape)
     if dtype == torch.bool:
         return x > 0
+    if dtype.is_complex:
+        return torch.complex(x, torch.arange(x.numel(), dtype=x.dtype).view(shape)).to(dtype)
     return x if dtype.is_floating_point else torch.arange(x.numel(), dtype=dtype).view(shape)
 
 
@@ -126,7 +130,7 @@ def test_slice_clamps_end():
     lowers("aten.slice.Tensor", [_floats(4, 5, 6)], dim=0, start=3, end=10)
 
 
-@pytest.mark.parametrize("dtype", [torch.int32, torch.bool])
+@pytest.mark.parametrize("dtype", [torch.int32, torch.bool, torch.uint8, torch.complex128])
 def test_slice_select_dtypes(dtype):
     x = _of(dtype, 4, 5)
     lowers("aten.slice.Tensor", [x], dim=1, start=1, end=4, step=2)
