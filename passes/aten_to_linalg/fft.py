@@ -126,6 +126,16 @@ def _scaled(rw: LoweringRewriter, y: ir.Value, mode: int, signal: list) -> ir.Va
     return rw.generic([y], [init], [identity] * 2, [PARALLEL] * result.rank, body)[0]
 
 
+def _complex_dfts(rw: LoweringRewriter, y: ir.Value, dims: list[int], sign: int):
+    """(`y` transformed along each of `dims` by a complex DFT, the lengths of those dims)."""
+    signal = []
+    for d in dims:
+        size = rw.size(y, d)
+        signal.append(size)
+        y = _dft(rw, y, d, size, size, sign, "c2c")
+    return y, signal
+
+
 def _dims(rw: LoweringRewriter) -> list[int] | None:
     rank = tensor_type(rw.args["self"]).rank
     dims = [int(d) % rank for d in rw.args["dim"]]
@@ -146,13 +156,11 @@ def lower_fft_r2c(op, rw):
     x, dims = rw.args["self"], _dims(rw)
     if dims is None or cplx.is_complex(tensor_type(x).element_type):
         return None
-    signal = [rw.size(x, d) for d in dims]
     last = dims[-1]
-    n = signal[-1]
+    n = rw.size(x, last)
     y = _dft(rw, x, last, _half_plus_one(rw, n) if rw.args["onesided"] else n, n, -1, "r2c")
-    for d, size in zip(dims[:-1], signal[:-1]):
-        y = _dft(rw, y, d, size, size, -1, "c2c")
-    return _scaled(rw, y, int(rw.args["normalization"]), signal)
+    y, signal = _complex_dfts(rw, y, dims[:-1], -1)
+    return _scaled(rw, y, int(rw.args["normalization"]), [*signal, n])
 
 
 @register_lowering("aten._fft_c2r", complex=True)
@@ -169,12 +177,7 @@ def lower_fft_c2r(op, rw):
     if isinstance(n, ir.Value) and not isinstance(n.type, ir.IndexType):
         with rw.at():
             n = arith.index_cast(ir.IndexType.get(), n)
-    y = x
-    signal = []
-    for d in dims[:-1]:
-        size = rw.size(x, d)
-        signal.append(size)
-        y = _dft(rw, y, d, size, size, 1, "c2c")
+    y, signal = _complex_dfts(rw, x, dims[:-1], 1)
     y = _dft(rw, y, last, n, n, 1, "c2r")
     return _scaled(rw, y, int(rw.args["normalization"]), [*signal, n])
 
@@ -186,10 +189,5 @@ def lower_fft_c2c(op, rw):
     x, dims = rw.args["self"], _dims(rw)
     if dims is None:
         return None
-    sign = -1 if rw.args["forward"] else 1
-    y, signal = x, []
-    for d in dims:
-        size = rw.size(x, d)
-        signal.append(size)
-        y = _dft(rw, y, d, size, size, sign, "c2c")
+    y, signal = _complex_dfts(rw, x, dims, -1 if rw.args["forward"] else 1)
     return _scaled(rw, y, int(rw.args["normalization"]), signal)
