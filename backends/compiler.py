@@ -18,7 +18,7 @@ from aten_mlir.dialects import describe_location, verify_module
 from aten_mlir.frontend.importer import import_program
 from aten_mlir.frontend.program import Program
 from aten_mlir.passes import PipelineError, PipelineFailedError, run_pipeline
-from aten_mlir.passes.lowering import LOWERING_STAGES
+from aten_mlir.passes.lowering import LOWERING_STAGES, TRITON_STAGES
 
 from .partition import PartitionError, outline
 from .program_cache import load_plan, program_key, store_plan
@@ -58,18 +58,21 @@ def compile(
     cache_dir: str | Path | None = None,
     cache: bool = True,
 ) -> CompiledProgram:
-    """Compiles `program` for `target` ("cpu"); the result is called like the exported module
-    (same args/kwargs) and returns what it returned. `dump_dir` receives the IR after every
-    stage (`00-input.mlir`, `01-decompose.mlir`, ...). The compiled program is cached on disk
-    (`cache_dir`, default `$ATEN_MLIR_CACHE_DIR` or `~/.cache/aten_mlir`): compiling the same
-    program again, in any process, loads it without running MLIR (`.from_cache`)."""
-    if target != "cpu":
-        raise ValueError(f"unknown target '{target}' (targets: cpu)")
+    """Compiles `program` for `target` ("cpu" or "triton"); the result is called like the
+    exported module (same args/kwargs) and returns what it returned. `dump_dir` receives the IR
+    after every stage (`00-input.mlir`, `01-decompose.mlir`, ...; for Triton also
+    `07-triton.py`, the kernels and launchers). CPU programs are cached on disk (`cache_dir`,
+    default `$ATEN_MLIR_CACHE_DIR` or `~/.cache/aten_mlir`): compiling the same program again,
+    in any process, loads it without running MLIR (`.from_cache`)."""
+    if target not in ("cpu", "triton"):
+        raise ValueError(f"unknown target '{target}' (targets: cpu, triton)")
     if isinstance(program, torch.export.ExportedProgram):
         program = import_program(program)
     if not isinstance(program, Program):
         raise TypeError(f"compile() takes an ExportedProgram or a Program, got {type(program)}")
-    use_cache = cache and dump_dir is None  # a dump asks for the stages to run
+    # a dump asks for the stages to run; Triton programs are rebuilt (their kernels are cached
+    # by Triton itself)
+    use_cache = cache and dump_dir is None and target == "cpu"
     key = program_key(program, target, opt_level) if use_cache else None
     hit = load_plan(cache_dir, key, program.context) if use_cache else None
     if hit is not None:
@@ -77,7 +80,18 @@ def compile(
         compiled = CompiledProgram(program, main, _fallbacks(main), library)
         compiled.from_cache, compiled._keep_alive = True, keep_alive
         return compiled
-    main, module = _lower(program, Path(dump_dir) if dump_dir is not None else None)
+    dump = Path(dump_dir) if dump_dir is not None else None
+    if target == "triton":
+        from .triton import KernelError, build  # also registers triton-outline-matmul
+
+        main, module = _lower(program, dump, TRITON_STAGES)
+
+        try:
+            library = build(module, cache_dir, dump)
+        except KernelError as e:
+            raise CompileError("triton", _first_line(e)) from None
+        return CompiledProgram(program, main, _fallbacks(main), library)
+    main, module = _lower(program, dump)
     from .cpu import NativeBuildError, compile_llvm_module
 
     try:
@@ -98,7 +112,7 @@ def _fallbacks(main: ir.Operation) -> list[Fallback]:
     ]
 
 
-def _lower(program: Program, dump: Path | None) -> tuple[ir.Operation, ir.Module]:
+def _lower(program: Program, dump: Path | None, stages=LOWERING_STAGES):
     """Runs every stage on a copy of the program: (the `@main` plan, the LLVM-dialect module
     of its native segments)."""
     if dump is not None:
@@ -107,7 +121,7 @@ def _lower(program: Program, dump: Path | None) -> tuple[ir.Operation, ir.Module
     work = program.with_module(module)
     previous = _dump(dump, 0, "input", module)
     main = None
-    for index, stage in enumerate(LOWERING_STAGES, start=1):
+    for index, stage in enumerate(stages, start=1):
         _run_stage(stage, module, previous)
         if stage.name == "decompose":
             verify_module(module)

@@ -56,6 +56,31 @@ LOWERING_STAGES: list[Stage] = [
 
 STAGES_BY_NAME = {s.name: s for s in LOWERING_STAGES}
 
+# The Triton target shares the stages down to loops; complex values stay for eager (Triton has
+# no complex type), and adjacent parallel nests over the same space fuse (a fill with the
+# reduction that accumulates into it, reductions over the same rows) so one kernel does both.
+TRITON_STAGES: list[Stage] = [
+    STAGES_BY_NAME["decompose"],
+    Stage(
+        "aten-to-linalg",
+        "convert-aten-to-linalg{allow-fallback no-complex},resolve-ranked-shaped-type-result-dims,"
+        "canonicalize,cse",
+        "core aten -> linalg/tensor/arith/math on tensors (complex ops stay)",
+    ),
+    STAGES_BY_NAME["fusion"],
+    STAGES_BY_NAME["bufferize"],
+    Stage(
+        "loops",
+        "triton-outline-matmul,convert-linalg-to-parallel-loops,canonicalize",
+        "float matmuls -> calls of the tl.dot kernel; other linalg -> scf.parallel/scf.for nests",
+    ),
+    Stage(
+        "triton-loops",
+        "scf-parallel-loop-fusion,lower-affine,canonicalize,cse",
+        "fuses adjacent parallel nests over the same space; affine maps -> arith",
+    ),
+]
+
 
 def stage_names() -> list[str]:
     return [s.name for s in LOWERING_STAGES]

@@ -97,6 +97,7 @@ class ConvertAtenToLinalg(ModulePass):
 
     name: ClassVar[str] = "convert-aten-to-linalg"
     allow_fallback: bool = option(False, "leave ops without a lowering (for eager fallback)")
+    no_complex: bool = option(False, "leave ops on complex values (a target without them)")
 
     def run(self, module_op: ir.Operation) -> None:
         for fn in module_op.regions[0].blocks[0].operations:
@@ -105,7 +106,7 @@ class ConvertAtenToLinalg(ModulePass):
         errors = []
         patterns = mlir_rewrite.RewritePatternSet(module_op.context)
         for op_name, rule in LOWERINGS.items():
-            patterns.add(op_name, as_pattern(rule, errors))
+            patterns.add(op_name, as_pattern(rule, errors, complex_ok=not self.no_complex))
         with module_op.context:
             mlir_rewrite.apply_patterns_and_fold_greedily(module_op, patterns.freeze())
         _sizes_from_storage(module_op)

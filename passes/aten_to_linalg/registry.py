@@ -59,16 +59,17 @@ def _element_kinds(op) -> set[str]:
     return kinds
 
 
-def as_pattern(rule: Rule, errors: list[RuleError]):
+def as_pattern(rule: Rule, errors: list[RuleError], complex_ok: bool = True):
     """The pattern of one lowering; ops on complex or unsigned values reach only the rules
-    registered as handling them (the others stay for the eager fallback)."""
+    registered as handling them (the others stay for the eager fallback); `complex_ok=False`
+    leaves every op on complex values (a target with no complex numbers)."""
     from .builder import LoweringRewriter
 
     name = rule.op_name
 
     def guarded(op, rw):
         kinds = _element_kinds(op)
-        if ("complex" in kinds and name not in COMPLEX_OK) or (
+        if ("complex" in kinds and (name not in COMPLEX_OK or not complex_ok)) or (
             "unsigned" in kinds and name not in UNSIGNED_OK
         ):
             return None

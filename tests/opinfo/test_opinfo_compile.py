@@ -84,8 +84,11 @@ def _sort_dim(case, values):
     return dim if -values.dim() <= dim < max(values.dim(), 1) else None
 
 
-def _check(opinfo, dtype, limit, target: str | None, any_fallback: bool = False) -> int:
-    """Compiles and compares the samples; returns how many were exported and checked."""
+def _check(
+    opinfo, dtype, limit, target: str | None, any_fallback: bool = False, backend: str = "cpu"
+) -> int:
+    """Compiles (for `backend`) and compares the samples; returns how many were exported and
+    checked. `target` is the core op that must not fall back."""
     torch.manual_seed(0)
     checked = lowered = 0
     for case in harness.cases(opinfo, dtype=dtype, limit=limit):
@@ -93,7 +96,7 @@ def _check(opinfo, dtype, limit, target: str | None, any_fallback: bool = False)
         if ep is None:
             continue
         try:
-            compiled = aten_mlir.compile(ep)
+            compiled = aten_mlir.compile(ep, target=backend)
         except aten_mlir.UnsupportedOpError:
             continue  # import limits are the import suite's to report
         fell = {f.op for f in compiled.fallbacks}

@@ -1,0 +1,71 @@
+"""Ahead-of-time compilation of a program's kernels for a GPU target, on a machine with none.
+
+`triton.compile(ASTSource(fn, signature, constexprs), target=GPUTarget(...))` runs Triton's
+whole pipeline (TTIR -> TTGIR -> LLVM -> PTX/cubin via the bundled ptxas, or AMDGCN/hsaco); the
+signature comes from the kernel's parameters: memrefs are typed pointers, strides, sizes and
+trip counts 32-bit ints, captured scalars their own type.
+"""
+
+from __future__ import annotations
+
+from .kernel import Kernel
+
+
+def signature(kernel: Kernel) -> dict[str, str]:
+    sig = {p.name: p.sig for p in kernel.params}
+    if kernel.mode == "matmul":
+        for name in "M N K B1 sa0 sa1 sam sak sb0 sb1 sbk sbn sc0 sc1 scm scn".split():
+            sig[name] = "i32"
+        return {
+            **sig,
+            "BM": "constexpr",
+            "BN": "constexpr",
+            "BK": "constexpr",
+            "PRECISION": "constexpr",
+        }
+    if kernel.mode == "block":
+        sig["XBLOCK"] = "constexpr"
+    return sig
+
+
+def constexprs(kernel: Kernel, xblock: int) -> dict:
+    if kernel.mode == "matmul":
+        import torch
+
+        precision = "ieee" if torch.get_float32_matmul_precision() == "highest" else "tf32"
+        return {"BM": 64, "BN": 64, "BK": 32, "PRECISION": precision}
+    return {"XBLOCK": xblock} if kernel.mode == "block" else {}
+
+
+def compile_kernels(library, target, xblock: int = 1024) -> dict[str, dict]:
+    import triton
+    from triton.compiler import ASTSource
+
+    was = triton.knobs.runtime.interpret
+    triton.knobs.runtime.interpret = False  # compiling needs JIT functions, not interpreted ones
+    try:
+        module = _jit_module(library)
+        out = {}
+        for kernel in library.kernels:
+            fn = getattr(module, kernel.name)
+            source = ASTSource(fn, signature(kernel), constexprs=constexprs(kernel, xblock))
+            compiled = triton.compile(source, target=target)
+            out[kernel.name] = dict(compiled.asm)
+        return out
+    finally:
+        triton.knobs.runtime.interpret = was
+
+
+def _jit_module(library):
+    """The generated module imported again with interpretation off (JIT functions)."""
+    import importlib.util
+    import sys
+
+    name = f"aten_mlir_triton_aot_{library.path.stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, library.path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -1,0 +1,210 @@
+"""A segment function at loop level -> Triton kernels + the Python launcher that runs them.
+
+The launcher is plain Python over torch tensors: allocations (from a pool that reuses buffers
+whose lifetime ended), views (`as_strided`, `view`), copies and size arithmetic run on the host;
+each outermost `scf.parallel` becomes one kernel launch, and each maximal piece of sequential
+code that touches memory (a scan, a scatter loop) one single-program kernel. Loops that contain
+kernels stay host loops around their launches.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from aten_mlir.dialects import describe_location
+
+from . import matmul
+from .host import HOST, _host_constant, _torch_dtype, _typed
+from .kernel import KernelWriter, _NeedScalar, all_ops
+from .kernel_types import Kernel, KernelError
+
+
+class SegmentWriter:
+    """Writes the launcher `def <name>(...)` of one segment function and collects its kernels."""
+
+    def __init__(self, fn: ir.Operation, prefix: str):
+        self.fn = fn
+        self.name = ir.StringAttr(fn.attributes["sym_name"]).value
+        self.prefix = prefix
+        self.lines: list[str] = []
+        self.depth = 1
+        self.names: dict = {}
+        self.kernels: list[Kernel] = []
+        self.counter = 0
+
+    def fresh(self, p: str = "t") -> str:
+        self.counter += 1
+        return f"{p}{self.counter}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.depth + line)
+
+    def v(self, value: ir.Value) -> str:
+        if value in self.names:
+            return self.names[value]
+        owner = value.owner
+        if not isinstance(owner, ir.Block) and owner.operation.name == "arith.constant":
+            return _host_constant(owner.operation)
+        raise KernelError(f"launcher: value used before its definition: {value}")
+
+    def write(self) -> str:
+        entry = self.fn.regions[0].blocks[0]
+        args = []
+        for i, arg in enumerate(entry.arguments):
+            name = f"arg{i}"
+            self.names[arg] = name
+            args.append(name)
+        self.emit("pool = Pool()")
+        self.emit(f"dev = {args[0]}.device" if args else "dev = DEVICE")
+        self.emit_block(entry)
+        return f"def {self.name}({', '.join(args)}):\n" + "\n".join(self.lines) + "\n"
+
+    def emit_block(self, block: ir.Block) -> None:
+        for op in block.operations:
+            self.emit_op(op.operation)
+
+    def emit_op(self, op: ir.Operation) -> None:
+        name = op.name
+        try:
+            self._emit_op(op, name)
+        except KernelError as e:
+            if str(e).startswith(describe_location(op.location)):
+                raise
+            raise KernelError(f"{describe_location(op.location)}: {e}") from None
+
+    def _emit_op(self, op: ir.Operation, name: str) -> None:
+        rule = HOST.get(name)
+        if rule is not None:
+            rule(self, op)
+        elif name == "scf.parallel":
+            self.launch(op)
+        elif name in ("scf.for", "scf.if") and _contains_parallel(op):
+            self.host_control(op)
+        elif name in ("scf.for", "scf.if", "scf.while"):
+            self.serial(op)
+        elif name == "func.call" and matmul.is_matmul_call(op):
+            self.launch_matmul(op)
+        else:
+            raise KernelError(f"'{name}' has no Triton launcher translation")
+
+    def define(self, value: ir.Value, expr: str) -> None:
+        name = self.fresh()
+        self.emit(f"{name} = {expr}")
+        self.names[value] = name
+
+    # -- kernels -------------------------------------------------------------------------------
+    def _kernel(self, op: ir.Operation, mode: str) -> Kernel:
+        name = f"{self.prefix}_{self.name}_k{len(self.kernels)}"
+        try:
+            return KernelWriter(name, op, mode).write()
+        except _NeedScalar:
+            if mode != "block":
+                raise KernelError("lane-dependent control flow in a scalar kernel") from None
+            return KernelWriter(name, op, "scalar").write()
+
+    def launch(self, op: ir.Operation) -> None:
+        kernel = self._kernel(op, "block")
+        self.kernels.append(kernel)
+        counts = []
+        for lb, ub, step in kernel.bounds:
+            n = self.fresh("n")
+            self.emit(f"{n} = count({self.v(lb)}, {self.v(ub)}, {self.v(step)})")
+            counts.append(n)
+        total = " * ".join(counts) or "1"
+        self.emit(f"total = {total}")
+        self.emit("if total > 0:")
+        self.depth += 1
+        args = self._args(kernel, counts)
+        if kernel.mode == "block":
+            self.emit("xb = xblock(total)")
+            self.emit(f"{kernel.name}[(cdiv(total, xb),)]({args}, XBLOCK=xb)")
+        else:
+            self.emit(f"{kernel.name}[(total,)]({args})")
+        self.depth -= 1
+
+    def launch_matmul(self, op: ir.Operation) -> None:
+        name = f"{self.prefix}_{self.name}_mm{len(self.kernels)}"
+        loc = describe_location(op.location)
+        kernel = matmul.kernel(name, op, [loc] if loc != "<unknown>" else [])
+        self.kernels.append(kernel)
+        grid, args = matmul.launch_args(self, op)
+        self.emit("if M * N * B0 * B1 > 0:")
+        self.depth += 1
+        self.emit(f"{name}[{grid}]({args})")
+        self.depth -= 1
+
+    def serial(self, op: ir.Operation) -> None:
+        """Sequential code with memory effects: one program; its scalar results come back
+        through one-element device tensors."""
+        kernel = self._kernel(op, "serial")
+        self.kernels.append(kernel)
+        outs = []
+        for r in op.results:
+            name = self.fresh("out")
+            self.emit(f"{name} = torch.empty(1, dtype={_torch_dtype(r.type)}, device=dev)")
+            outs.append(name)
+        self.results_of_serial = outs
+        self.emit(f"{kernel.name}[(1,)]({self._args(kernel, [])})")
+        for r, name in zip(op.results, outs):
+            self.define(r, _typed(f"scalar({name}[0])", r.type))
+
+    def _args(self, kernel: Kernel, counts: list[str]) -> str:
+        out = []
+        for p in kernel.params:
+            if p.kind == "memref":
+                out.append(self.v(p.source))
+            elif p.kind == "stride":
+                out.append(f"{self.v(p.source)}.stride({p.dim})")
+            elif p.kind == "size":
+                out.append(f"{self.v(p.source)}.shape[{p.dim}]")
+            elif p.kind == "count":
+                out.append(counts[p.dim])
+            elif p.kind == "result":
+                out.append(self.results_of_serial[p.dim])
+            else:
+                out.append(self.v(p.source))
+        return ", ".join(out)
+
+    def host_control(self, op: ir.Operation) -> None:
+        if op.name == "scf.if":
+            if op.results:
+                raise KernelError("host scf.if with results is not supported yet")
+            self.emit(f"if {self.v(op.operands[0])}:")
+            for i, region in enumerate(op.regions):
+                if i == 1:
+                    if not region.blocks or len(region.blocks[0].operations) <= 1:
+                        break
+                    self.emit("else:")
+                self.depth += 1
+                self.emit("pass")
+                self.emit_block(region.blocks[0])
+                self.depth -= 1
+            return
+        lb, ub, step, *inits = op.operands
+        body = op.regions[0].blocks[0]
+        iv, *carried = body.arguments
+        names = []
+        for init, arg in zip(inits, carried):
+            name = self.fresh("c")
+            self.emit(f"{name} = {self.v(init)}")
+            self.names[arg] = name
+            names.append(name)
+        k = self.fresh("k")
+        self.names[iv] = k
+        self.emit(f"for {k} in range({self.v(lb)}, {self.v(ub)}, {self.v(step)}):")
+        self.depth += 1
+        self.emit("pass")
+        for inner in body.operations:
+            inner = inner.operation
+            if inner.name == "scf.yield":
+                for name, y in zip(names, inner.operands):
+                    self.emit(f"{name} = {self.v(y)}")
+            else:
+                self.emit_op(inner)
+        self.depth -= 1
+        for res, name in zip(op.results, names):
+            self.names[res] = name
+
+
+def _contains_parallel(op: ir.Operation) -> bool:
+    return any(o.name == "scf.parallel" for o in all_ops(op))

@@ -1,0 +1,242 @@
+"""Scalar ops (arith, math) -> Triton expressions, one rule per op name.
+
+A rule `fn(k, op) -> str` returns the expression of the op's single result; `k` is the kernel
+writer (`k.v(value)` names an operand, `k.t(value)` the same as a tl tensor even when it is a
+Python int, `k.tl_type(type)` spells a type). The same expression
+serves a scalar and a block of lanes: Triton broadcasts. Float math the Triton interpreter and
+both GPU targets agree on comes from `tl`/`tl.math`; the rest (tanh, expm1, log1p, erf-based and
+inverse trig functions, rounding) from our own `@triton.jit` helpers (`helpers.py`), never
+libdevice.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from mlir import ir
+
+OPS: dict[str, Callable] = {}
+
+
+def emits(*names: str):
+    """Registers the decorated rule for each op name."""
+
+    def register(fn):
+        for name in names:
+            if name in OPS:
+                raise ValueError(f"two Triton rules for {name}")
+            OPS[name] = fn
+        return fn
+
+    return register
+
+
+def _binary(symbol: str):
+    return lambda k, op: f"({k.v(op.operands[0])} {symbol} {k.v(op.operands[1])})"
+
+
+def _call(fn: str):
+    return lambda k, op: f"{fn}({', '.join(k.v(o) for o in op.operands)})"
+
+
+for _names, _symbol in {
+    ("arith.addi", "arith.addf"): "+",
+    ("arith.subi", "arith.subf"): "-",
+    ("arith.muli", "arith.mulf"): "*",
+    ("arith.andi",): "&",
+    ("arith.ori",): "|",
+    ("arith.xori",): "^",
+    ("arith.shli",): "<<",
+    ("arith.shrsi",): ">>",
+    # Triton's // and % on ints truncate toward zero (C semantics, interpreter included)
+    ("arith.divsi",): "//",
+    ("arith.remsi",): "%",
+}.items():
+    emits(*_names)(_binary(_symbol))
+
+for _name, _fn in {
+    "arith.remf": "H.fmod",
+    "arith.maxsi": "tl.maximum",
+    "arith.minsi": "tl.minimum",
+    "arith.maxnumf": "tl.maximum",
+    "arith.minnumf": "tl.minimum",
+    "arith.maximumf": "H.maximum_nan",
+    "arith.minimumf": "H.minimum_nan",
+    "arith.floordivsi": "H.floordiv",
+    "arith.ceildivsi": "H.ceildiv",
+    "math.exp": "tl.exp",
+    "math.exp2": "tl.exp2",
+    "math.log": "tl.log",
+    "math.log2": "tl.log2",
+    "math.log10": "H.log10",
+    "math.log1p": "H.log1p",
+    "math.expm1": "H.expm1",
+    "math.rsqrt": "H.rsqrt",
+    "math.sin": "tl.sin",
+    "math.cos": "tl.cos",
+    "math.tan": "H.tan",
+    "math.tanh": "H.tanh",
+    "math.sinh": "H.sinh",
+    "math.cosh": "H.cosh",
+    "math.asin": "H.asin",
+    "math.acos": "H.acos",
+    "math.atan": "H.atan",
+    "math.atan2": "H.atan2",
+    "math.asinh": "H.asinh",
+    "math.acosh": "H.acosh",
+    "math.atanh": "H.atanh",
+    "math.erf": "tl.math.erf",
+    "math.erfc": "H.erfc",
+    "math.absf": "tl.abs",
+    "math.absi": "tl.abs",
+    "math.floor": "tl.math.floor",
+    "math.ceil": "tl.math.ceil",
+    "math.trunc": "H.trunc",
+    "math.round": "H.round_half_away",
+    "math.roundeven": "H.round_even",
+    "math.copysign": "H.copysign",
+    "math.powf": "H.powf",
+    "math.fma": "tl.math.fma",
+    "math.isnan": "H.isnan",
+    "math.isinf": "H.isinf",
+    "math.isfinite": "H.isfinite",
+    "arith.select": "tl.where",
+}.items():
+    emits(_name)(_call(_fn))
+
+
+@emits("arith.divf")
+def _divf(k, op):
+    a, b = (k.v(o) for o in op.operands)
+    if str(op.results[0].type) == "f32":  # `/` is an approximate division on NVIDIA
+        return f"tl.math.div_rn({a}, {b})"
+    return f"({a} / {b})"
+
+
+@emits("math.sqrt")
+def _sqrt(k, op):
+    fn = "tl.math.sqrt_rn" if str(op.results[0].type) == "f32" else "tl.sqrt"
+    return f"{fn}({k.v(op.operands[0])})"
+
+
+@emits("arith.negf")
+def _negf(k, op):
+    return f"(-{k.v(op.operands[0])})"
+
+
+@emits("arith.constant")
+def _constant(k, op):
+    attr = op.attributes["value"]
+    t = op.results[0].type
+    if isinstance(t, ir.IndexType):
+        return str(ir.IntegerAttr(attr).value)
+    if isinstance(attr, ir.BoolAttr) or (
+        isinstance(t, ir.IntegerType) and ir.IntegerType(t).width == 1
+    ):
+        boolean = isinstance(attr, ir.BoolAttr)
+        value = ir.BoolAttr(attr).value if boolean else ir.IntegerAttr(attr).value
+        return f"tl.full([], {int(bool(value))}, tl.int1)"
+    if isinstance(t, ir.IntegerType):
+        return f"tl.full([], {ir.IntegerAttr(attr).value}, {k.tl_type(t)})"
+    value = ir.FloatAttr(attr).value
+    text = repr(value) if math.isfinite(value) else f'float("{value}")'
+    return f"tl.full([], {text}, {k.tl_type(t)})"
+
+
+_CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
+
+
+@emits("arith.cmpi")
+def _cmpi(k, op):
+    pred = ir.IntegerAttr(op.attributes["predicate"]).value
+    a, b = (k.v(o) for o in op.operands)
+    if pred >= 6:  # ult ule ugt uge: compare the bits as unsigned
+        a, b = (k.unsigned(k.t(o), o.type) for o in op.operands)
+    return f"({a} {_CMPI[pred]} {b})"
+
+
+# arith.cmpf predicates: false oeq ogt oge olt ole one ord ueq ugt uge ult ule une uno true
+_CMPF = {
+    1: "({a} == {b})",
+    2: "({a} > {b})",
+    3: "({a} >= {b})",
+    4: "({a} < {b})",
+    5: "({a} <= {b})",
+    6: "(({a} < {b}) | ({a} > {b}))",
+    7: "(({a} == {a}) & ({b} == {b}))",
+    8: "(({a} == {b}) | ({a} != {a}) | ({b} != {b}))",
+    9: "(({a} > {b}) | ({a} != {a}) | ({b} != {b}))",
+    10: "(({a} >= {b}) | ({a} != {a}) | ({b} != {b}))",
+    11: "(({a} < {b}) | ({a} != {a}) | ({b} != {b}))",
+    12: "(({a} <= {b}) | ({a} != {a}) | ({b} != {b}))",
+    13: "({a} != {b})",
+    14: "(({a} != {a}) | ({b} != {b}))",
+}
+
+
+@emits("arith.cmpf")
+def _cmpf(k, op):
+    pred = ir.IntegerAttr(op.attributes["predicate"]).value
+    a, b = (k.v(o) for o in op.operands)
+    if pred in (0, 15):
+        return f"tl.full([], {int(pred == 15)}, tl.int1)"
+    return _CMPF[pred].format(a=a, b=b)
+
+
+@emits(
+    "arith.extf",
+    "arith.truncf",
+    "arith.sitofp",
+    "arith.fptosi",
+    "arith.extsi",
+    "arith.trunci",
+    "arith.index_cast",
+)
+def _convert(k, op):
+    return f"{k.t(op.operands[0])}.to({k.tl_type(op.results[0].type)})"
+
+
+@emits("arith.extui", "arith.uitofp", "arith.index_castui")
+def _from_unsigned(k, op):
+    src = op.operands[0].type
+    if isinstance(src, ir.IntegerType) and ir.IntegerType(src).width == 1:
+        return f"{k.t(op.operands[0])}.to({k.tl_type(op.results[0].type)})"
+    return f"{k.unsigned(k.t(op.operands[0]), src)}.to({k.tl_type(op.results[0].type)})"
+
+
+@emits("arith.fptoui")
+def _fptoui(k, op):
+    to = op.results[0].type
+    return f"{k.t(op.operands[0])}.to(tl.int64).to({k.tl_type(to)})"
+
+
+@emits("arith.bitcast")
+def _bitcast(k, op):
+    return f"{k.t(op.operands[0])}.to({k.tl_type(op.results[0].type)}, bitcast=True)"
+
+
+@emits("arith.shrui")
+def _shrui(k, op):
+    t = op.operands[0].type
+    a = k.unsigned(k.t(op.operands[0]), t)
+    b = k.unsigned(k.t(op.operands[1]), op.operands[1].type)
+    return f"({a} >> {b}).to({k.tl_type(t)}, bitcast=True)"
+
+
+@emits("arith.divui", "arith.remui", "arith.maxui", "arith.minui")
+def _unsigned_binary(k, op):
+    t = op.operands[0].type
+    a, b = (k.unsigned(k.t(o), t) for o in op.operands)
+    expr = {
+        "arith.divui": f"({a} // {b})",
+        "arith.remui": f"({a} % {b})",
+        "arith.maxui": f"tl.maximum({a}, {b})",
+        "arith.minui": f"tl.minimum({a}, {b})",
+    }[op.name]
+    return f"{expr}.to({k.tl_type(t)}, bitcast=True)"
+
+
+@emits("math.fpowi", "math.ipowi")
+def _powi(k, op):
+    return f"H.powi({k.v(op.operands[0])}, {k.v(op.operands[1])})"
