@@ -6,6 +6,7 @@ from . import (  # noqa: F401  (registers the passes)
     c_interface,
     decompose,
     drop_dead,
+    unshare_fills,
     verify,
 )
 from .pipeline import (

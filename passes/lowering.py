@@ -68,7 +68,11 @@ TRITON_STAGES: list[Stage] = [
         "core aten -> linalg/tensor/arith/math on tensors (complex ops stay)",
     ),
     STAGES_BY_NAME["fusion"],
-    STAGES_BY_NAME["bufferize"],
+    Stage(
+        "bufferize",
+        "aten-unshare-fills," + STAGES_BY_NAME["bufferize"].pipeline,
+        "tensors -> memrefs (a fill per accumulator: no copies of a shared zero)",
+    ),
     Stage(
         "loops",
         "triton-outline-matmul,convert-linalg-to-parallel-loops,canonicalize",

@@ -64,12 +64,23 @@ def trunc(x):
 
 @triton.jit
 def fmod(a, b):
-    """C fmod: a - trunc(a / b) * b with the dividend's sign, computed in float64 (exact for the
-    float32 quotients OpInfo and models produce; huge quotients lose low bits)."""
+    """C fmod, exact for float32: the remainder is reduced in float64 by partial quotients of at
+    most 28 bits, so every q * d is exact (float64 operands with huge quotients can lose
+    low bits)."""
     x = a.to(tl.float64)
     y = b.to(tl.float64)
-    r = x - trunc(x / y) * y
-    r = tl.where(r == 0, x * 0.0, r)  # the dividend's sign on zero
+    ay = tl.abs(y)
+    r = tl.abs(x)
+    for _ in range(0, 12):
+        ratio = r / ay
+        big = ratio >= 268435456.0  # 2^28
+        e = tl.math.floor(tl.log2(tl.where(big, ratio, 1.0))) - 27.0
+        d = tl.where(big, ay * tl.exp2(tl.where(big, e, 0.0)), ay)
+        q = trunc(r / d)
+        reduced = r - q * d
+        reduced = tl.where(reduced < 0, reduced + d, reduced)
+        r = tl.where(r >= ay, reduced, r)
+    r = copysign(r, x)
     r = tl.where((y == 0) | (x != x) | (y != y) | isinf(x), float("nan"), r)
     r = tl.where(isinf(y) & isfinite(x), x, r)
     return r.to(a.dtype)
@@ -258,13 +269,13 @@ def erfc(x):
     """1 - erf(x) without cancellation for large x: a continued fraction times exp(-x^2)."""
     y = x.to(tl.float64)
     a = tl.abs(y)
-    # Lentz-free continued fraction, 60 terms evaluated backward (converges for a >= 0.5)
+    # continued fraction, 60 terms evaluated backward (converges fast for a >= 2)
     f = a
     for i in range(0, 60):
         f = a + ((60 - i) * 0.5) / f
     tail = tl.exp(-a * a) / (f * 1.7724538509055159)
-    small = 1.0 - tl.math.erf(a)
-    r = tl.where(a < 0.5, small, tail)
+    small = 1.0 - tl.math.erf(a)  # in float64: no cancellation worth a float32 ulp below 2
+    r = tl.where(a < 2.0, small, tail)
     r = tl.where(y < 0, 2.0 - r, r)
     r = tl.where(y != y, y, r)
     return r.to(x.dtype)

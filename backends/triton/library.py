@@ -129,7 +129,6 @@ def load(path: Path):
 
     if interpreting():
         triton.knobs.runtime.interpret = True
-        os.environ["TRITON_INTERPRET"] = "1"
     name = f"aten_mlir_triton_{path.stem}"
     if name in sys.modules:
         return sys.modules[name]

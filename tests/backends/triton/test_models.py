@@ -48,3 +48,22 @@ def test_kernels_name_their_aten_ops_and_source_lines(tmp_path):
     assert "@triton.jit" in source and "def segment0(" in source
     assert "modeling_gpt2.py:" in source  # the user's lines, above the kernels fused from them
     assert "(node layer_norm" in source and "(node addmm" in source
+
+
+def test_dynamic_batch_on_triton():
+    entry = MODEL_ZOO["gpt2"]
+    model, inputs, dynamic_shapes = entry.build(dynamic_batch=True)
+    ep = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=False)
+    program = aten_mlir.compile(ep, target="triton")
+    for batch in (1, 3):
+        inputs = entry.make_inputs(batch=batch, seed=batch)
+        with torch.no_grad():
+            expected = model(*inputs)
+        torch.testing.assert_close(program(*inputs), expected, **TOLERANCE)
+
+
+def test_triton_dump_has_every_stage(tmp_path):
+    imp = imported("resnet")
+    aten_mlir.compile(imp.program, target="triton", dump_dir=tmp_path)
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names[-1] == "07-triton.py" and "06-triton-loops.mlir" in names

@@ -1,0 +1,54 @@
+"""`aten-unshare-fills`: one `linalg.fill` per accumulating user.
+
+CSE merges identical fills (the zero every matmul and sum accumulates into), and then each
+accumulator shares one filled tensor: bufferization must copy it before every in-place update.
+Cloning the fill next to each further user gives each its own buffer to fill in place (a fill
+into `tensor.empty` allocates; there is nothing to copy), which is what the program meant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from .registry import ModulePass, register_pass
+
+
+def _ops(root: ir.Operation):
+    for region in root.regions:
+        for block in region.blocks:
+            for op in block.operations:
+                yield op.operation
+                yield from _ops(op.operation)
+
+
+def _accumulates_into(user: ir.Operation, operand: int) -> bool:
+    """`operand` is an init (`outs`) of a linalg op: the op updates it in place."""
+    return user.name.startswith("linalg.") and operand >= len(user.operands) - len(user.results)
+
+
+@register_pass
+@dataclass(frozen=True)
+class UnshareFills(ModulePass):
+    """Clones a tensor linalg.fill with several accumulating users before each one after the
+    first."""
+
+    name: ClassVar[str] = "aten-unshare-fills"
+
+    def run(self, module_op: ir.Operation) -> None:
+        fills = [
+            op
+            for op in _ops(module_op)
+            if op.name == "linalg.fill" and isinstance(op.results[0].type, ir.RankedTensorType)
+        ]
+        for fill in fills:
+            uses = list(fill.results[0].uses)
+            for use in uses[1:]:
+                user = use.owner
+                user = getattr(user, "operation", user)
+                if user.block != fill.block or not _accumulates_into(user, use.operand_number):
+                    continue  # readers share the fill; nested users: a clone would not dominate
+                clone = fill.clone(ir.InsertionPoint(user))
+                user.operands[use.operand_number] = clone.results[0]

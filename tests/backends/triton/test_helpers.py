@@ -1,0 +1,98 @@
+"""The device math helpers (`backends/triton/helpers.py`) against torch on CPU, in the Triton
+interpreter: float32 and float64 blocks, with zeros, signed zeros, infinities, NaN, tiny and
+large values."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+from aten_mlir.backends.triton.launch import helpers
+
+triton.knobs.runtime.interpret = True
+H = helpers()
+
+SPECIAL = [0.0, -0.0, 1e-30, -1e-30, 1e-7, -1e-7, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 3.0, 20.0]
+SPECIAL += [-20.0, 100.0, 1e30, -1e30, float("inf"), float("-inf"), float("nan")]
+
+
+@triton.jit
+def _unary(x_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    m = i < n
+    tl.store(out_ptr + i, FN(tl.load(x_ptr + i, mask=m)), mask=m)
+
+
+UNARY = {
+    "log10": (H.log10, torch.log10),
+    "log1p": (H.log1p, torch.log1p),
+    "expm1": (H.expm1, torch.expm1),
+    "tanh": (H.tanh, torch.tanh),
+    "sinh": (H.sinh, torch.sinh),
+    "cosh": (H.cosh, torch.cosh),
+    "asin": (H.asin, torch.asin),
+    "acos": (H.acos, torch.acos),
+    "atan": (H.atan, torch.atan),
+    "asinh": (H.asinh, torch.asinh),
+    "acosh": (H.acosh, torch.acosh),
+    "atanh": (H.atanh, torch.atanh),
+    "erfc": (H.erfc, torch.special.erfc),
+    "trunc": (H.trunc, torch.trunc),
+    "round_even": (H.round_even, torch.round),
+    "rsqrt": (H.rsqrt, torch.rsqrt),
+    "tan": (H.tan, torch.tan),
+}
+
+
+def _values(dtype):
+    g = torch.Generator().manual_seed(0)
+    random = torch.cat([torch.randn(40, generator=g) * 3, torch.rand(20, generator=g) * 2 - 1])
+    return torch.cat([torch.tensor(SPECIAL), random]).to(dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_helper_matches_torch(name, dtype):
+    fn, reference = UNARY[name]
+    x = _values(dtype)
+    if name in ("erfc",):
+        x = torch.cat([x, torch.linspace(0.4, 9.0, 20, dtype=dtype)])
+    out = torch.empty_like(x)
+    _unary[(1,)](x, out, x.numel(), FN=fn, BLOCK=128)
+    tol = dict(rtol=2e-6, atol=1e-6) if dtype == torch.float32 else dict(rtol=1e-11, atol=1e-12)
+    torch.testing.assert_close(out, reference(x), equal_nan=True, **tol)
+
+
+@triton.jit
+def _binary(x_ptr, y_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    m = i < n
+    z = FN(tl.load(x_ptr + i, mask=m), tl.load(y_ptr + i, mask=m))
+    tl.store(out_ptr + i, z, mask=m)
+
+
+BINARY = {
+    "atan2": (H.atan2, torch.atan2),
+    "fmod": (H.fmod, torch.fmod),
+    "maximum_nan": (H.maximum_nan, torch.maximum),
+    "minimum_nan": (H.minimum_nan, torch.minimum),
+    "powf": (H.powf, torch.pow),
+    "copysign": (H.copysign, torch.copysign),
+}
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_helper_matches_torch(name, dtype):
+    fn, reference = BINARY[name]
+    x = _values(dtype)
+    y = x.flip(0)
+    if name == "powf":  # integral exponents on negative bases, and fractional ones
+        y = torch.where(torch.arange(x.numel()) % 2 == 0, y.round().clamp(-5, 5), y.clamp(-3, 3))
+        x = x.clamp(-50, 50)
+    out = torch.empty_like(x)
+    _binary[(1,)](x, y, out, x.numel(), FN=fn, BLOCK=128)
+    tol = dict(rtol=4e-6, atol=1e-6) if dtype == torch.float32 else dict(rtol=1e-11, atol=1e-12)
+    torch.testing.assert_close(out, reference(x, y), equal_nan=True, **tol)
