@@ -70,8 +70,11 @@ TRITON_STAGES: list[Stage] = [
     STAGES_BY_NAME["fusion"],
     Stage(
         "bufferize",
-        "aten-unshare-fills," + STAGES_BY_NAME["bufferize"].pipeline,
-        "tensors -> memrefs (a fill per accumulator: no copies of a shared zero)",
+        "triton-fold-transposes,triton-split-contraction-prologue,aten-unshare-fills,"
+        + STAGES_BY_NAME["bufferize"].pipeline,
+        "transposes into their readers, prologues out of contractions (tl.dot operands); "
+        "tensors -> memrefs, a fill per "
+        "accumulator (no copies of a shared zero)",
     ),
     Stage(
         "loops",

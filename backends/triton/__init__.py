@@ -1,7 +1,18 @@
-"""The Triton backend: segment functions at loop level -> `@triton.jit` kernels and launchers."""
+"""The Triton backend: segment functions at loop level -> `@triton.jit` kernels and launchers.
 
-from . import matmul  # noqa: F401  (registers triton-outline-matmul)
-from .kernel import KernelError
-from .library import TritonLibrary, build
+Importing the package registers its passes (`triton-outline-matmul`, `triton-fold-transposes`,
+`triton-split-contraction-prologue`) and nothing heavier; torch and triton load when a program
+is built."""
 
-__all__ = ["KernelError", "TritonLibrary", "build"]
+from . import matmul, prologue  # noqa: F401  (register their passes)
+from .kernel_types import KernelError
+
+
+def build(module, cache_dir=None, dump_dir=None):
+    """The `TritonLibrary` of a loop-level module (see `library.build`)."""
+    from .library import build as _build
+
+    return _build(module, cache_dir, dump_dir)
+
+
+__all__ = ["KernelError", "build"]

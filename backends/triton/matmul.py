@@ -19,7 +19,7 @@ from mlir.dialects import func
 
 from aten_mlir.passes.registry import ModulePass, register_pass
 
-from .kernel import Kernel, Param, param_signature
+from .kernel_types import Kernel, Param, param_signature
 
 CALLEE = "aten_triton_matmul"
 LAYOUT_ATTR = "aten.dot_layout"
@@ -81,47 +81,59 @@ def _dot_types(op: ir.Operation) -> bool:
 
 def _layout(op: ir.Operation) -> str | None:
     """How the operands map onto [batch0, batch1, rows, cols] of a (B0, B1, M, K) x (B0, B1,
-    K, N) product: "A:perm;B:perm;C:perm;pad" (each perm lists operand dims in that order, `pad`
-    how many leading unit batch dims to add), or None when `op` is not such a product."""
+    K, N) product: "A:p;B:p;C:p", each p listing, in that order, the operand dim or `x` for a
+    unit dim broadcast to C's batch size; None when `op` is not such a product. Extra row (col)
+    dims become batch dims that B (A) does not have: a linear layer on [batch, seq, features]."""
     if op.name == "linalg.matmul" and "indexing_maps" not in op.attributes:
-        return "A:0,1;B:0,1;C:0,1;2"
+        return "A:x,x,0,1;B:x,x,0,1;C:x,x,0,1"
     if op.name == "linalg.batch_matmul" and "indexing_maps" not in op.attributes:
-        return "A:0,1,2;B:0,1,2;C:0,1,2;1"
+        return "A:x,0,1,2;B:x,0,1,2;C:x,0,1,2"
     if op.name != "linalg.generic" or not _is_mul_add(op):
         return None
-    maps = [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
-    iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
-    dims = []
-    for m in maps:
-        d = []
-        for e in m.results:
-            if not isinstance(e, ir.AffineDimExpr):
-                return None
-            d.append(ir.AffineDimExpr(e).position)
-        dims.append(d)
-    a, b, c = dims
-    if len(set(a)) != len(a) or len(set(b)) != len(b) or len(set(c)) != len(c):
+    dims = _operand_dims(op)
+    if dims is None:
         return None
+    a, b, c = dims
+    iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
     reduction = [i for i, t in enumerate(iters) if "reduction" in t]
     batch = [d for d in c if d in a and d in b]
     rows = [d for d in c if d in a and d not in b]
     cols = [d for d in c if d in b and d not in a]
+    if len(reduction) != 1 or not rows or not cols:
+        return None
+    k = reduction[0]
+    lead = batch + rows[:-1] + cols[:-1]
     if (
-        len(reduction) != 1
-        or len(rows) != 1
-        or len(cols) != 1
-        or len(batch) > 2
+        len(lead) > 2
         or sorted(a) != sorted(batch + rows + reduction)
         or sorted(b) != sorted(batch + reduction + cols)
         or sorted(c) != sorted(batch + rows + cols)
     ):
         return None
-    k = reduction[0]
-    perm_a = [a.index(d) for d in batch + rows + [k]]
-    perm_b = [b.index(d) for d in batch + [k] + cols]
-    perm_c = [c.index(d) for d in batch + rows + cols]
-    text = ";".join(f"{n}:{','.join(map(str, p))}" for n, p in zip("ABC", (perm_a, perm_b, perm_c)))
-    return f"{text};{2 - len(batch)}"
+    lead = [None] * (2 - len(lead)) + lead
+
+    def spell(operand, tail):
+        return ",".join(
+            "x" if d is None or d not in operand else str(operand.index(d)) for d in lead + tail
+        )
+
+    row, col = rows[-1], cols[-1]
+    return f"A:{spell(a, [row, k])};B:{spell(b, [k, col])};C:{spell(c, [row, col])}"
+
+
+def _operand_dims(op: ir.Operation):
+    """The iteration dim of each operand dim, per operand (None unless all are plain dims)."""
+    out = []
+    for m in ir.ArrayAttr(op.attributes["indexing_maps"]):
+        d = []
+        for e in ir.AffineMapAttr(m).value.results:
+            if not isinstance(e, ir.AffineDimExpr):
+                return None
+            d.append(ir.AffineDimExpr(e).position)
+        if len(set(d)) != len(d):
+            return None
+        out.append(d)
+    return out
 
 
 def _is_mul_add(op: ir.Operation) -> bool:
@@ -183,15 +195,21 @@ def kernel(name: str, call: ir.Operation, locations: list[str]) -> Kernel:
 
 def launch_args(w, call: ir.Operation) -> tuple[str, str]:
     """(grid, arguments) of the launch: operands viewed as (B0, B1, M, K) x (B0, B1, K, N) into
-    (B0, B1, M, N) by the layout the outlining recorded (views only: no copy)."""
+    (B0, B1, M, N) by the layout the outlining recorded (permutes, unit dims, stride-0
+    broadcasts: views only, no copy)."""
     layout = ir.StringAttr(call.attributes[LAYOUT_ATTR]).value
-    *perms, pad = layout.split(";")
     views = []
-    for operand, perm in zip(call.operands, perms):
-        order = perm.split(":")[1]
-        view = f"{w.v(operand)}.permute({order})" + ".unsqueeze(0)" * int(pad)
+    for operand, spec in zip(call.operands, layout.split(";")):
+        tokens = spec.split(":")[1].split(",")
+        order = [t for t in tokens if t != "x"]
+        view = f"{w.v(operand)}.permute({', '.join(order)},)"
+        for pos, t in enumerate(tokens):
+            if t == "x":
+                view += f".unsqueeze({pos})"
         views.append(view)
     w.emit(f"mm_a, mm_b, mm_c = {', '.join(views)}")
+    w.emit("mm_a = mm_a.expand(mm_c.shape[0], mm_c.shape[1], -1, -1)")
+    w.emit("mm_b = mm_b.expand(mm_c.shape[0], mm_c.shape[1], -1, -1)")
     w.emit("B0, B1, M, K = mm_a.shape")
     w.emit("N = mm_b.shape[3]")
     w.emit("BM, BN, BK = matmul_blocks(M, N, K)")

@@ -4,8 +4,8 @@ One call of the program runs with every kernel wrapped: each launch records the 
 tensors it loads from and stores to (a whole tensor per pointer: an upper bound for the kernels
 that read a window of one). The ideal is what any schedule must move: the program's inputs
 (user inputs and the state it reads) read once, its outputs written once, and the operands and
-results of matrix products that are intermediates written and read once each (a tensor-core
-product cannot be fused with both its producer and its consumer).
+results of the tensor-core products that are intermediates written and read once each (a
+`tl.dot` kernel reads its operands from memory and cannot also be fused with its consumer).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ class Launch:
     read: int
     written: int
     ops: list[str]
+    operands: dict = None  # matmuls: name -> (data_ptr, bytes) of a, b, c
 
 
 def _nbytes(t) -> int:
@@ -67,7 +68,11 @@ class _Recorder:
             by_name = dict(zip(names, args))
             read = sum(_nbytes(by_name.get(p)) for p in self.kernel.reads)
             written = sum(_nbytes(by_name.get(p)) for p in self.kernel.writes)
-            self.launches.append(Launch(self.kernel.name, read, written, self.kernel.ops))
+            operands = None
+            if self.kernel.mode == "matmul":
+                operands = {n: (t.data_ptr(), _nbytes(t)) for n, t in by_name.items()}
+            launch_ = Launch(self.kernel.name, read, written, self.kernel.ops, operands)
+            self.launches.append(launch_)
             return launch(*args, **kwargs)
 
         return run
@@ -80,7 +85,8 @@ def report(compiled, *args) -> dict:
     moved = sum(launch.read + launch.written for launch in launches)
     ideal = sum(_nbytes(t) for t in inputs) + sum(_nbytes(t) for t in outputs)
     ideal += sum(_nbytes(t) for t in compiled.state.values())
-    ideal += _matmul_intermediates(launches)
+    ends = {t.data_ptr() for t in [*inputs, *outputs, *compiled.state.values()]}
+    ideal += _matmul_intermediates(launches, ends)
     return {
         "kernels": len(compiled.library.kernels),
         "launches": len(launches),
@@ -91,7 +97,14 @@ def report(compiled, *args) -> dict:
     }
 
 
-def _matmul_intermediates(launches: list[Launch]) -> int:
-    """Bytes a matmul must exchange with memory beyond the program's inputs and outputs: its
-    result written once and read once (approximated by the bytes it writes, twice)."""
-    return sum(2 * launch.written for launch in launches if "_mm" in launch.kernel)
+def _matmul_intermediates(launches: list[Launch], ends: set[int]) -> int:
+    """Bytes a tensor-core product must exchange with memory beyond the program's inputs,
+    state and outputs: each operand and result that is an intermediate, written once and read
+    once (counted once however many products share it)."""
+    seen, total = set(), 0
+    for launch in launches:
+        for ptr, nbytes in (launch.operands or {}).values():
+            if ptr not in ends and ptr not in seen:
+                seen.add(ptr)
+                total += 2 * nbytes
+    return total

@@ -3,14 +3,26 @@
 `assert_lowers(op_name, tensors, **kwargs)` builds `@main` with one aten op, compiles it to native
 code with no fallback allowed for that op, runs it and compares with the eager overload (shape,
 dtype and values; NaN positions equal). `dynamic=True` makes every dim `?`.
+
+`ATEN_MLIR_TEST_TARGET=triton` runs the same checks on the Triton backend (a measurement, not
+part of the default suite: `ATEN_MLIR_TEST_TARGET=triton python -m pytest
+tests/passes/aten_to_linalg`).
 """
 
 from __future__ import annotations
+
+import os
 
 import torch
 
 import aten_mlir
 from tests.passes.decompose.single_op import single_op_program
+
+TARGET = os.environ.get("ATEN_MLIR_TEST_TARGET", "cpu")
+if TARGET == "triton":
+    import triton
+
+    triton.knobs.runtime.interpret = True
 
 
 def _flat(out):
@@ -33,7 +45,7 @@ def assert_close_like_eager(actual, expected, atol=1e-5, rtol=1.3e-6, exact_dtyp
 def compile_op(op_name: str, tensors, dynamic=False, names=None, **kwargs):
     """The `CompiledProgram` of `@main` holding `op_name(tensors..., **kwargs)`."""
     program = single_op_program(op_name, list(tensors), dynamic=dynamic, names=names, **kwargs)
-    return program, aten_mlir.compile(program)
+    return program, aten_mlir.compile(program, target=TARGET)
 
 
 def assert_lowers(
@@ -55,7 +67,7 @@ def assert_module_lowers(
     """Exports `module`, compiles it, asserts no fallback beyond `allow_fallback` and that it
     computes what eager computes."""
     ep = torch.export.export(module, tuple(inputs), dynamic_shapes=dynamic_shapes, strict=False)
-    compiled = aten_mlir.compile(ep)
+    compiled = aten_mlir.compile(ep, target=TARGET)
     left = [f for f in compiled.fallbacks if f.op not in allow_fallback]
     assert not left, f"fallbacks: {left}"
     expected = module(*[t.clone() for t in inputs])

@@ -1,0 +1,25 @@
+// RUN: aten-opt %s -p triton-split-contraction-prologue | FileCheck %s
+
+// The operand computed in the body (x * scale) becomes its own elementwise generic over
+// (rows, k); the product is then a plain out + a * b contraction, which tl.dot can take.
+// CHECK-LABEL: func.func @scaled_linear
+// CHECK: %[[X:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}} outs(%{{.+}} : tensor<4x8xf32>)
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} ins(%[[X]], %arg2 : tensor<4x8xf32>, tensor<8x16xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#s = affine_map<(d0, d1, d2) -> (d0)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @scaled_linear(%x: tensor<4x8xf32>, %scale: tensor<4xf32>, %w: tensor<8x16xf32>, %init: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %r = linalg.generic {indexing_maps = [#a, #s, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %scale, %w : tensor<4x8xf32>, tensor<4xf32>, tensor<8x16xf32>) outs(%init : tensor<4x16xf32>) {
+  ^bb0(%p: f32, %k: f32, %q: f32, %acc: f32):
+    %n = arith.mulf %p, %k : f32
+    %m = arith.mulf %n, %q : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16xf32>
+  return %r : tensor<4x16xf32>
+}
