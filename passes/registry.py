@@ -212,3 +212,13 @@ def parse_options(cls: type[ModulePass], text: str) -> dict:
         else:
             values[opt.field], current = _convert(cls.name, opt, raw), None
     return values
+
+
+def nested_ops(root: ir.Operation):
+    """Every op nested in `root` (not `root` itself), in order. Iterated, not walked: ops a
+    walk callback sees must not outlive it, and passes keep them to rewrite afterwards."""
+    for region in root.regions:
+        for block in region.blocks:
+            for op in block.operations:
+                yield op.operation
+                yield from nested_ops(op.operation)

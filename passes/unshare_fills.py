@@ -13,15 +13,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .registry import ModulePass, register_pass
-
-
-def _ops(root: ir.Operation):
-    for region in root.regions:
-        for block in region.blocks:
-            for op in block.operations:
-                yield op.operation
-                yield from _ops(op.operation)
+from .registry import ModulePass, nested_ops, register_pass
 
 
 def _accumulates_into(user: ir.Operation, operand: int) -> bool:
@@ -40,7 +32,7 @@ class UnshareFills(ModulePass):
     def run(self, module_op: ir.Operation) -> None:
         fills = [
             op
-            for op in _ops(module_op)
+            for op in nested_ops(module_op)
             if op.name == "linalg.fill" and isinstance(op.results[0].type, ir.RankedTensorType)
         ]
         for fill in fills:

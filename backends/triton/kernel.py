@@ -19,6 +19,7 @@ from __future__ import annotations
 from mlir import ir
 
 from aten_mlir.dialects import describe_location
+from aten_mlir.passes.registry import nested_ops
 
 from .kernel_types import Kernel, KernelError, Param, View, param_signature, tl_type
 from .ops import OPS
@@ -29,13 +30,9 @@ class _NeedScalar(Exception):
 
 
 def all_ops(root: ir.Operation):
-    """`root` and every op nested in it, in order (iterated, not walked: ops seen by a walk
-    callback must not outlive it)."""
+    """`root` and every op nested in it, in order."""
     yield root
-    for region in root.regions:
-        for block in region.blocks:
-            for op in block.operations:
-                yield from all_ops(op.operation)
+    yield from nested_ops(root)
 
 
 def _defined_inside(root: ir.Operation) -> set:

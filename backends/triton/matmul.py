@@ -17,7 +17,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func
 
-from aten_mlir.passes.registry import ModulePass, register_pass
+from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
 
 from .kernel_types import Kernel, Param, param_signature
 
@@ -36,7 +36,7 @@ class OutlineMatmul(ModulePass):
     def run(self, module_op: ir.Operation) -> None:
         found = []
         for fn in module_op.regions[0].blocks[0].operations:
-            for op in _ops(fn.operation):
+            for op in nested_ops(fn.operation):
                 if not _dot_types(op):
                     continue
                 layout = _layout(op)
@@ -60,14 +60,6 @@ class OutlineMatmul(ModulePass):
                     call = func.CallOp([], name, list(op.operands))
                 call.attributes[LAYOUT_ATTR] = ir.StringAttr.get(layout)
                 op.erase()
-
-
-def _ops(root: ir.Operation):
-    yield root
-    for region in root.regions:
-        for block in region.blocks:
-            for op in block.operations:
-                yield from _ops(op.operation)
 
 
 def _dot_types(op: ir.Operation) -> bool:

@@ -16,15 +16,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from aten_mlir.passes.registry import ModulePass, register_pass
-
-
-def _ops(root: ir.Operation):
-    for region in root.regions:
-        for block in region.blocks:
-            for op in block.operations:
-                yield op.operation
-                yield from _ops(op.operation)
+from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
 
 
 @register_pass
@@ -37,7 +29,7 @@ class SplitContractionPrologue(ModulePass):
     def run(self, module_op: ir.Operation) -> None:
         candidates = [
             op
-            for op in _ops(module_op)
+            for op in nested_ops(module_op)
             if op.name == "linalg.generic" and _contraction_parts(op) is not None
         ]
         with module_op.context:
@@ -246,7 +238,7 @@ class FoldTransposes(ModulePass):
     def run(self, module_op: ir.Operation) -> None:
         transposes = [
             op
-            for op in _ops(module_op)
+            for op in nested_ops(module_op)
             if op.name == "linalg.transpose" and isinstance(op.results[0].type, ir.RankedTensorType)
         ]
         with module_op.context:
