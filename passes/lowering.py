@@ -67,14 +67,21 @@ TRITON_STAGES: list[Stage] = [
         "canonicalize,cse",
         "core aten -> linalg/tensor/arith/math on tensors (complex ops stay)",
     ),
-    STAGES_BY_NAME["fusion"],
+    Stage(
+        "fusion",
+        "canonicalize,triton-fold-transposes,linalg-fuse-elementwise-ops,cse,canonicalize",
+        "transposes into their readers (permuted maps), then producer-consumer fusion of "
+        "elementwise linalg.generic ops",
+    ),
     Stage(
         "bufferize",
         "triton-fold-transposes,triton-split-contraction-prologue,aten-unshare-fills,"
+        "linalg-generalize-named-ops,triton-fold-padding,canonicalize,eliminate-empty-tensors,"
         + STAGES_BY_NAME["bufferize"].pipeline,
-        "transposes into their readers, prologues out of contractions (tl.dot operands); "
-        "tensors -> memrefs, a fill per "
-        "accumulator (no copies of a shared zero)",
+        "transposes fusion made readable in place, prologues out of contractions (tl.dot "
+        "operands), "
+        "padding into its readers; tensors -> memrefs, a fill per accumulator (no copies of a "
+        "shared zero)",
     ),
     Stage(
         "loops",
@@ -83,8 +90,9 @@ TRITON_STAGES: list[Stage] = [
     ),
     Stage(
         "triton-loops",
-        "scf-parallel-loop-fusion,lower-affine,canonicalize,cse",
-        "fuses adjacent parallel nests over the same space; affine maps -> arith",
+        "scf-parallel-loop-fusion,triton-fuse-rows,lower-affine,canonicalize,cse",
+        "fuses adjacent parallel nests over the same space, then over shared leading dims (a row's "
+        "reductions and their readers); affine maps -> arith",
     ),
 ]
 

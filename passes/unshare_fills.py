@@ -43,4 +43,9 @@ class UnshareFills(ModulePass):
                 if user.block != fill.block or not _accumulates_into(user, use.operand_number):
                     continue  # readers share the fill; nested users: a clone would not dominate
                 clone = fill.clone(ir.InsertionPoint(user))
+                init = fill.operands[1]
+                if not isinstance(init.owner, ir.Block) and init.owner.name == "tensor.empty":
+                    # its own empty too, else bufferization fills one buffer for every user
+                    empty = init.owner.operation.clone(ir.InsertionPoint(clone))
+                    clone.operands[1] = empty.results[0]
                 user.operands[use.operand_number] = clone.results[0]

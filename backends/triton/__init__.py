@@ -1,10 +1,10 @@
 """The Triton backend: segment functions at loop level -> `@triton.jit` kernels and launchers.
 
 Importing the package registers its passes (`triton-outline-matmul`, `triton-fold-transposes`,
-`triton-split-contraction-prologue`) and nothing heavier; torch and triton load when a program
-is built."""
+`triton-split-contraction-prologue`, `triton-fold-padding`, `triton-fuse-rows`) and nothing
+heavier; torch and triton load when a program is built."""
 
-from . import matmul, prologue  # noqa: F401  (register their passes)
+from . import fuse_rows, matmul, padding, prologue  # noqa: F401  (register their passes)
 from .kernel_types import KernelError
 
 

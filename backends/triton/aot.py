@@ -14,7 +14,18 @@ from .kernel import Kernel
 def signature(kernel: Kernel) -> dict[str, str]:
     sig = {p.name: p.sig for p in kernel.params}
     if kernel.mode == "matmul":
-        for name in "M N K B1 sa0 sa1 sam sak sb0 sb1 sbk sbn sc0 sc1 scm scn".split():
+        for name in "M N K K2 B1 sa0 sa1 sam sak sak2 sb0 sb1 sbk sbn sbk2 sc0 sc1 scm scn".split():
+            sig[name] = "i32"
+        return {
+            **sig,
+            "BM": "constexpr",
+            "BN": "constexpr",
+            "BK": "constexpr",
+            "PRECISION": "constexpr",
+        }
+    if kernel.mode == "conv":
+        names = "NB C IH IW F OH OW KH KW sa0 sa1 sa2 sa3 sb0 sb1 sb2 sb3 sc0 sc1 sc2 sc3"
+        for name in (names + " SH SW DH DW PH PW").split():
             sig[name] = "i32"
         return {
             **sig,
@@ -29,7 +40,7 @@ def signature(kernel: Kernel) -> dict[str, str]:
 
 
 def constexprs(kernel: Kernel, xblock: int) -> dict:
-    if kernel.mode == "matmul":
+    if kernel.mode in ("matmul", "conv"):
         import torch
 
         precision = "ieee" if torch.get_float32_matmul_precision() == "highest" else "tf32"

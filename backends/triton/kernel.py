@@ -21,6 +21,7 @@ from mlir import ir
 from aten_mlir.dialects import describe_location
 from aten_mlir.passes.registry import nested_ops
 
+from .kernel_memory import Memory, private, root_of
 from .kernel_types import Kernel, KernelError, Param, View, param_signature, tl_type
 from .ops import OPS
 
@@ -60,8 +61,9 @@ class KernelWriter:
         self.inside = _defined_inside(root)
         self.counter = 0
         self.locations: dict[str, None] = {}
-        # the value last stored at an address, while no other store or control flow intervened
-        self.stored: dict = {}
+        self.memory = Memory()
+        self.store_lines: list[tuple[int, str]] = []  # (line index, pointer) of every store
+        self.ptr_root: dict[str, ir.Value] = {}
         self.read: set[str] = set()
         self.loop_ivs: set[str] = set()
         self.written: set[str] = set()
@@ -129,6 +131,7 @@ class KernelWriter:
             raise KernelError(f"memref {memref.type} made by an op the emitter does not know")
         t = ir.MemRefType(memref.type)
         ptr = self._param(memref, self.fresh("p"), "memref", memref)
+        self.ptr_root[ptr] = root_of(memref)
         strides = [
             self._param((memref, "stride", d), f"{ptr}_s{d}", "stride", memref, d)
             for d in range(t.rank)
@@ -188,6 +191,7 @@ class KernelWriter:
         xblock = ", XBLOCK: tl.constexpr" if self.mode == "block" else ""
         ops = "\n".join(f"# {loc}" for loc in self.locations)
         header = f"{ops}\n@triton.jit\ndef {self.name}({args}{xblock}):"
+        self._drop_dead_stores()
         body = "\n".join(line for line in self.lines if line)
         return Kernel(
             self.name,
@@ -201,6 +205,33 @@ class KernelWriter:
             {p for p in self.written if f"tl.store({p} +" in body},
         )
 
+    def _drop_dead_stores(self) -> None:
+        """Stores to a buffer only this kernel uses, when no load of it is left (forwarding
+        removed them all), write what nothing reads."""
+        loaded = {
+            self.ptr_root[p]
+            for p in self.ptr_root
+            if any(f"tl.load({p} +" in x for x in self.lines)
+        }
+        inside_ops = None
+        for line, ptr in self.store_lines:
+            root = self.ptr_root[ptr]
+            if root in loaded:
+                continue
+            if inside_ops is None:
+                inside_ops = set(all_ops(self.root))
+            text = self.lines[line]
+            if text and private(root, inside_ops):
+                self.lines[line] = text[: len(text) - len(text.lstrip())] + "pass"
+
+    def store_line(self, addr: str, memref: ir.Value, value: str, block: bool, mask: str) -> None:
+        ptr = addr.split(" ")[0]
+        self.written.add(ptr)
+        self.emit(f"tl.store({addr}, {value}{mask})")
+        line = len(self.lines) - 1
+        self.store_lines.append((line, ptr))
+        self.memory.store(addr, memref, value, block, line)
+
     def emit_block(self, block: ir.Block) -> None:
         for op in block.operations:
             op = op.operation
@@ -209,12 +240,14 @@ class KernelWriter:
             self.emit_op(op)
 
     def mask(self, *values) -> str:
-        return ", mask=xmask" if self.mode == "block" and self.is_block(*values) else ""
+        if not self.is_block(*values):
+            return ""
+        return {"block": ", mask=xmask", "tile": ", mask=cmask"}.get(self.mode, "")
 
     def emit_op(self, op: ir.Operation) -> None:
         self._emit_op(op)
-        if op.regions:
-            self.stored = {}  # loops and branches: what they store is not tracked
+        if op.regions and op.name != "scf.for":  # emit_for records what its loop leaves
+            self.memory.region(op)
 
     def _emit_op(self, op: ir.Operation) -> None:
         loc = describe_location(op.location)
@@ -232,21 +265,22 @@ class KernelWriter:
         memref, *indices = op.operands
         block = self.is_block(*indices)
         addr = self.address(memref, indices)
-        known = self.stored.get(addr)
+        known = self.memory.load(addr, memref)
         if known is not None:  # store-to-load forwarding
-            self.names[op.results[0]] = known[0]
-            if known[1]:
+            self.names[op.results[0]] = known.expr
+            if known.block:
                 self.block.add(op.results[0])
             return
         self.define(op.results[0], f"tl.load({addr}{self.mask(*indices)})", block)
 
     def emit_store(self, op: ir.Operation) -> None:
         value, memref, *indices = op.operands
-        if self.is_block(value) and not self.is_block(*indices) and self.mode == "block":
+        if self.is_block(value) and not self.is_block(*indices) and self.mode in ("block", "tile"):
             raise _NeedScalar()
         addr = self.address(memref, indices, write=True)
-        self.emit(f"tl.store({addr}, {self.v(value)}{self.mask(value, *indices)})")
-        self.stored = {addr: (self.v(value), self.is_block(value), len(self.lines) - 1)}
+        self.store_line(
+            addr, memref, self.v(value), self.is_block(value), self.mask(value, *indices)
+        )
 
     def emit_dim(self, op: ir.Operation) -> None:
         dim = self._const_index(op.operands[1])
@@ -267,7 +301,7 @@ class KernelWriter:
         return ir.IntegerAttr(owner.attributes["value"]).value
 
     def _uniform_bounds(self, *values) -> None:
-        if self.mode == "block" and self.is_block(*values):
+        if self.mode in ("block", "tile") and self.is_block(*values):
             raise _NeedScalar()
 
     def emit_for(self, op: ir.Operation) -> None:
@@ -279,6 +313,8 @@ class KernelWriter:
         cond = op.operands[0]
         self._uniform_bounds(cond)
         results = [self.fresh("b") for _ in op.results]
+        self.memory.region(op)
+        before = dict(self.memory.stored)
         self.emit(f"if {self.v(cond)}:")
         for region_index, region in enumerate(op.regions):
             if region_index == 1:
@@ -286,7 +322,7 @@ class KernelWriter:
                     break
                 self.emit("else:")
             self.depth += 1
-            self.stored = {}
+            self.memory.stored = dict(before)
             block = region.blocks[0]
             start = len(self.lines)
             self.emit_block(block)
@@ -313,7 +349,7 @@ class KernelWriter:
             self.names[iv] = name
             self.depth += 1
         start = len(self.lines)
-        self.stored = {}
+        self.memory.region(op)
         self.emit_block(op.regions[0].blocks[0])
         if len(self.lines) == start:
             self.emit("pass")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from mlir import ir
 
 from .kernel import _defined_inside, _NeedScalar, all_ops
+from .kernel_memory import root_of
 from .kernel_types import tl_type
 
 
@@ -18,6 +19,7 @@ def emit_for(k, op: ir.Operation) -> None:
     block_carried = _carried_blocks(k, body, inits, carried, promoted)
     acc_names = [_carry(k, init, arg, b) for init, arg, b in zip(inits, carried, block_carried)]
     registers = _registers(k, promoted)
+    k.memory.region(op)  # what the loop writes is not known inside it
     ivname = k.fresh("k")
     k.loop_ivs.add(ivname)
     k.emit(f"for {ivname} in range({k.v(lb)}, {k.v(ub)}, {k.v(step)}):")
@@ -28,10 +30,10 @@ def emit_for(k, op: ir.Operation) -> None:
     if len(k.lines) and k.lines[-1].endswith(":"):
         k.emit("pass")
     k.depth -= 1
+    k.memory.region(op)
     for load, _store in promoted:
-        reg, _block, addr, indices = registers[load]
-        k.written.add(addr.split(" ")[0])
-        k.emit(f"tl.store({addr}, {reg}{k.mask(*indices)})")
+        reg, block, addr, indices = registers[load]
+        k.store_line(addr, load.operands[0], reg, block, k.mask(*indices))
     for res, name, b in zip(op.results, acc_names, block_carried):
         k.names[res] = name
         if b:
@@ -71,19 +73,19 @@ def _carry(k, init: ir.Value, arg: ir.Value, block: bool) -> str:
 def _registers(k, promoted) -> dict:
     """Loads the promoted accumulators into registers before the loop."""
     registers = {}
-    stored, k.stored = k.stored, {}
     for load, store in promoted:
         memref, *indices = load.operands
         reg = k.fresh("acc")
         block = k.is_block(*indices)
         addr = k.address(memref, indices)
-        known = stored.get(addr)
+        known = k.memory.stored.get(addr)
         if known is not None:
-            # The init was just stored there (a fill): start from it, and drop that store,
-            # which the store after the loop overwrites with nothing reading in between.
-            k.lines[known[2]] = ""
-            init = known[0]
-            if block and not known[1]:
+            # The init was stored there (a fill): start from it, and drop that store, which
+            # the store after the loop overwrites, unless memory was read there since.
+            if not known.pinned:
+                k.lines[known.line] = ""
+            init = known.expr
+            if block and not known.block:
                 elem = tl_type(ir.MemRefType(memref.type).element_type)
                 init = f"tl.full([XBLOCK], 0, {elem}) + {init}"
             k.emit(f"{reg} = {init}")
@@ -139,23 +141,6 @@ def _promotable(loop: ir.Operation) -> list:
             continue
         pairs.append((load, store))
     return pairs
-
-
-_VIEWS = (
-    "memref.subview",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.cast",
-    "memref.reinterpret_cast",
-    "memref.assume_alignment",
-)
-
-
-def root_of(memref: ir.Value) -> ir.Value:
-    """The allocation or argument a memref view is a view of."""
-    while not isinstance(memref.owner, ir.Block) and memref.owner.operation.name in _VIEWS:
-        memref = memref.owner.operation.operands[0]
-    return memref
 
 
 def _mark_blocks(block: ir.Block, marked: set, promoted) -> None:

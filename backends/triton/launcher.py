@@ -13,7 +13,7 @@ from mlir import ir
 
 from aten_mlir.dialects import describe_location
 
-from . import matmul
+from . import epilogue, matmul
 from .host import HOST, _host_constant, _torch_dtype, _typed
 from .kernel import KernelWriter, _NeedScalar, all_ops
 from .kernel_types import Kernel, KernelError
@@ -60,8 +60,15 @@ class SegmentWriter:
         return f"def {self.name}({', '.join(args)}):\n" + "\n".join(self.lines) + "\n"
 
     def emit_block(self, block: ir.Block) -> None:
-        for op in block.operations:
-            self.emit_op(op.operation)
+        ops = [op.operation for op in block.operations]
+        i = 0
+        while i < len(ops):
+            op = ops[i]
+            i += 1
+            if op.name == "func.call" and matmul.is_matmul_call(op):
+                i += self.launch_matmul(op, ops[i:])
+            else:
+                self.emit_op(op)
 
     def emit_op(self, op: ir.Operation) -> None:
         name = op.name
@@ -83,7 +90,7 @@ class SegmentWriter:
         elif name in ("scf.for", "scf.if", "scf.while"):
             self.serial(op)
         elif name == "func.call" and matmul.is_matmul_call(op):
-            self.launch_matmul(op)
+            self.launch_matmul(op, [])
         else:
             raise KernelError(f"'{name}' has no Triton launcher translation")
 
@@ -122,16 +129,32 @@ class SegmentWriter:
             self.emit(f"{kernel.name}[(total,)]({args})")
         self.depth -= 1
 
-    def launch_matmul(self, op: ir.Operation) -> None:
+    def launch_matmul(self, op: ir.Operation, rest: list) -> int:
+        """Launches the product `op`, with the elementwise nest after it (among `rest`) as its
+        epilogue when that is legal; returns how many ops of `rest` the launch stands for."""
         name = f"{self.prefix}_{self.name}_mm{len(self.kernels)}"
         loc = describe_location(op.location)
-        kernel = matmul.kernel(name, op, [loc] if loc != "<unknown>" else [])
+        locations = [loc] if loc != "<unknown>" else []
+        found = epilogue.find(op, rest)
+        tail, store_c = None, True
+        if found is not None:
+            try:
+                tail, store_c = epilogue.write_tail(name, op, found)
+            except (_NeedScalar, KernelError):
+                found = None
+        kernel = matmul.kernel(name, op, locations, tail, store_c)
         self.kernels.append(kernel)
-        grid, args = matmul.launch_args(self, op)
+        for host_op in found.hoisted if found else []:
+            self.emit_op(host_op)
+        extra = self._args(kernel.params[3:], []) if tail is not None else ""
+        grid, args = matmul.launch_args(self, op, extra)
         self.emit("if M * N * B0 * B1 > 0:")
         self.depth += 1
         self.emit(f"{name}[{grid}]({args})")
         self.depth -= 1
+        for host_op in found.deferred if found else []:
+            self.emit_op(host_op)
+        return found.consumed if found else 0
 
     def serial(self, op: ir.Operation) -> None:
         """Sequential code with memory effects: one program; its scalar results come back
@@ -148,9 +171,9 @@ class SegmentWriter:
         for r, name in zip(op.results, outs):
             self.define(r, _typed(f"scalar({name}[0])", r.type))
 
-    def _args(self, kernel: Kernel, counts: list[str]) -> str:
+    def _args(self, kernel: Kernel | list, counts: list[str]) -> str:
         out = []
-        for p in kernel.params:
+        for p in kernel.params if isinstance(kernel, Kernel) else kernel:
             if p.kind == "memref":
                 out.append(self.v(p.source))
             elif p.kind == "stride":

@@ -19,10 +19,12 @@ from mlir.dialects import func
 
 from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
 
+from . import conv
 from .kernel_types import Kernel, Param, param_signature
 
 CALLEE = "aten_triton_matmul"
 LAYOUT_ATTR = "aten.dot_layout"
+INIT_ATTR = "aten.dot_init"  # the constant C was filled with, when the outlining folded the fill
 _DOT_TYPES = ("f16", "bf16", "f32")
 
 
@@ -37,29 +39,69 @@ class OutlineMatmul(ModulePass):
         found = []
         for fn in module_op.regions[0].blocks[0].operations:
             for op in nested_ops(fn.operation):
+                conv_found = conv.conv_params(op)
+                if conv_found is not None:
+                    x, w, out, spec = conv_found
+                    found.append((op, conv.CALLEE, [x, w, out], conv.CONV_ATTR, spec))
+                    continue
                 if not _dot_types(op):
                     continue
                 layout = _layout(op)
                 if layout is not None:
-                    found.append((op, layout))
+                    found.append((op, CALLEE, list(op.operands), LAYOUT_ATTR, layout))
         if not found:
             return
         with module_op.context, ir.Location.unknown():
             declared = {}
-            for op, layout in found:
-                types = [o.type for o in op.operands]
-                key = tuple(str(t) for t in types)
+            for op, callee, operands, attr, spec in found:
+                types = [o.type for o in operands]
+                key = (callee, *(str(t) for t in types))
                 name = declared.get(key)
                 if name is None:
-                    name = f"{CALLEE}_{len(declared)}"
+                    name = f"{callee}_{len(declared)}"
                     declared[key] = name
                     with ir.InsertionPoint.at_block_begin(module_op.regions[0].blocks[0]):
                         decl = func.FuncOp(name, ir.FunctionType.get(types, []))
                         decl.attributes["sym_visibility"] = ir.StringAttr.get("private")
+                init = _fold_fill(op)
                 with op.location, ir.InsertionPoint(op):
-                    call = func.CallOp([], name, list(op.operands))
-                call.attributes[LAYOUT_ATTR] = ir.StringAttr.get(layout)
+                    call = func.CallOp([], name, operands)
+                call.attributes[attr] = ir.StringAttr.get(spec)
+                if init is not None:
+                    call.attributes[INIT_ATTR] = init
                 op.erase()
+
+
+def _fold_fill(op: ir.Operation) -> ir.FloatAttr | None:
+    """Erases the fill of C that the product accumulates into, when it is the last op before
+    the product to touch C's buffer and fills exactly C with a float constant; returns that
+    constant (the kernel starts its accumulator there instead of loading C)."""
+    from .kernel import all_ops
+    from .kernel_memory import root_of
+    from .padding import fill_scalar
+
+    c = op.operands[len(op.operands) - 1]
+    root = root_of(c)
+    ops = [o.operation for o in op.block.operations]
+    for prev in reversed(ops[: ops.index(op)]):
+        touched = [
+            o
+            for inner in all_ops(prev)
+            for o in inner.operands
+            if isinstance(o.type, ir.MemRefType) and root_of(o) == root
+        ]
+        if not touched:
+            continue
+        value = fill_scalar(prev)
+        if value is None or prev.operands[1] != c or isinstance(value.owner, ir.Block):
+            return None
+        const = value.owner.operation
+        if const.name != "arith.constant" or not isinstance(value.type, ir.FloatType):
+            return None
+        attr = ir.FloatAttr(const.attributes["value"])
+        prev.erase()
+        return attr
+    return None
 
 
 def _dot_types(op: ir.Operation) -> bool:
@@ -72,14 +114,15 @@ def _dot_types(op: ir.Operation) -> bool:
 
 
 def _layout(op: ir.Operation) -> str | None:
-    """How the operands map onto [batch0, batch1, rows, cols] of a (B0, B1, M, K) x (B0, B1,
-    K, N) product: "A:p;B:p;C:p", each p listing, in that order, the operand dim or `x` for a
+    """How the operands map onto [batch0, batch1, rows, cols] of a (B0, B1, M, K, K2) x (B0,
+    B1, K, N, K2) product summed over K and K2 (K2 a second reduction dim, a unit one for most
+    products): "A:p;B:p;C:p", each p listing, in that order, the operand dim or `x` for a
     unit dim broadcast to C's batch size; None when `op` is not such a product. Extra row (col)
     dims become batch dims that B (A) does not have: a linear layer on [batch, seq, features]."""
     if op.name == "linalg.matmul" and "indexing_maps" not in op.attributes:
-        return "A:x,x,0,1;B:x,x,0,1;C:x,x,0,1"
+        return "A:x,x,0,1,x;B:x,x,0,1,x;C:x,x,0,1"
     if op.name == "linalg.batch_matmul" and "indexing_maps" not in op.attributes:
-        return "A:x,0,1,2;B:x,0,1,2;C:x,0,1,2"
+        return "A:x,0,1,2,x;B:x,0,1,2,x;C:x,0,1,2"
     if op.name != "linalg.generic" or not _is_mul_add(op):
         return None
     dims = _operand_dims(op)
@@ -91,9 +134,10 @@ def _layout(op: ir.Operation) -> str | None:
     batch = [d for d in c if d in a and d in b]
     rows = [d for d in c if d in a and d not in b]
     cols = [d for d in c if d in b and d not in a]
-    if len(reduction) != 1 or not rows or not cols:
+    if len(reduction) not in (1, 2) or not rows or not cols:
         return None
-    k = reduction[0]
+    k = reduction[-1]
+    k2 = reduction[0] if len(reduction) == 2 else None
     lead = batch + rows[:-1] + cols[:-1]
     if (
         len(lead) > 2
@@ -110,7 +154,7 @@ def _layout(op: ir.Operation) -> str | None:
         )
 
     row, col = rows[-1], cols[-1]
-    return f"A:{spell(a, [row, k])};B:{spell(b, [k, col])};C:{spell(c, [row, col])}"
+    return f"A:{spell(a, [row, k, k2])};B:{spell(b, [k, col, k2])};C:{spell(c, [row, col])}"
 
 
 def _operand_dims(op: ir.Operation):
@@ -144,14 +188,28 @@ def _is_mul_add(op: ir.Operation) -> bool:
 
 
 def is_matmul_call(op: ir.Operation) -> bool:
-    return op.name == "func.call" and ir.FlatSymbolRefAttr(
-        op.attributes["callee"]
-    ).value.startswith(CALLEE)
+    """A call of the tl.dot kernel (a matmul or a conv)."""
+    if op.name != "func.call":
+        return False
+    callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+    return callee.startswith(CALLEE) or callee.startswith(conv.CALLEE)
+
+
+def tile_exprs(call: ir.Operation) -> list[str]:
+    """The tile expression (in the kernel) of each dim of `call`'s C."""
+    if conv.is_conv_call(call):
+        return conv.TILE_EXPRS
+    layout = ir.StringAttr(call.attributes[LAYOUT_ATTR]).value
+    tokens = layout.split(";")[2].split(":")[1].split(",")
+    names = ["b0", "b1", "rm[:, None]", "rn[None, :]"]
+    exprs = {int(t): n for n, t in zip(names, tokens) if t != "x"}
+    return [exprs[d] for d in sorted(exprs)]
 
 
 _TEMPLATE = """
 @triton.jit
-def {name}(a, b, c, M, N, K, B1, sa0, sa1, sam, sak, sb0, sb1, sbk, sbn, sc0, sc1, scm, scn,
+def {name}(a, b, c, M, N, K, K2, B1, sa0, sa1, sam, sak, sak2, sb0, sb1, sbk, sbn, sbk2,
+        sc0, sc1, scm, scn,{extra}
         BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PRECISION: tl.constexpr):
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
@@ -160,35 +218,62 @@ def {name}(a, b, c, M, N, K, B1, sa0, sa1, sam, sak, sb0, sb1, sbk, sbn, sc0, sc
     rk = tl.arange(0, BK)
     a_rows = a + b0 * sa0 + b1 * sa1 + rm[:, None] * sam
     b_cols = b + b0 * sb0 + b1 * sb1 + rn[None, :] * sbn
-    acc = tl.full((BM, BN), 0.0, tl.float32)  # not tl.zeros: see launch.stdlib
-    for k in range(0, K, BK):
-        kk = k + rk
-        a_mask = (rm[:, None] < M) & (kk[None, :] < K)
-        b_mask = (kk[:, None] < K) & (rn[None, :] < N)
-        x = tl.load(a_rows + kk[None, :] * sak, mask=a_mask, other=0.0)
-        y = tl.load(b_cols + kk[:, None] * sbk, mask=b_mask, other=0.0)
-        acc = tl.dot(x, y, acc, input_precision=PRECISION)
+    acc = tl.full((BM, BN), {init}, tl.float32)  # not tl.zeros: see launch.stdlib
+    for k2 in range(0, K2):
+        for k in range(0, K, BK):
+            kk = k + rk
+            a_mask = (rm[:, None] < M) & (kk[None, :] < K)
+            b_mask = (kk[:, None] < K) & (rn[None, :] < N)
+            x = tl.load(a_rows + k2 * sak2 + kk[None, :] * sak, mask=a_mask, other=0.0)
+            y = tl.load(b_cols + k2 * sbk2 + kk[:, None] * sbk, mask=b_mask, other=0.0)
+            acc = tl.dot(x, y, acc, input_precision=PRECISION)
     cp = c + b0 * sc0 + b1 * sc1 + rm[:, None] * scm + rn[None, :] * scn
     cmask = (rm[:, None] < M) & (rn[None, :] < N)
-    acc += tl.load(cp, mask=cmask, other=0.0).to(tl.float32)
-    tl.store(cp, acc.to(c.dtype.element_ty), mask=cmask)
 """
+_ACCUMULATE = "    acc += tl.load(cp, mask=cmask, other=0.0).to(tl.float32)\n"
+_STORE = "    tl.store(cp, accv, mask=cmask)\n"
 
 
-def kernel(name: str, call: ir.Operation, locations: list[str]) -> Kernel:
+def kernel(name: str, call: ir.Operation, locations: list[str], tail=None, store_c=True) -> Kernel:
+    """The kernel of `call` (a matmul or a conv): C = init + A @ B (init: the fill the
+    outlining folded, else C's contents), then `tail` (an epilogue's KernelWriter) on the
+    tile; C stored if `store_c`."""
     params = [
         Param(n, "memref", v, sig=param_signature("memref", v))
         for n, v in zip("abc", call.operands)
     ]
-    ops = [f"# {loc}" for loc in locations]
-    source = "\n".join(ops) + _TEMPLATE.format(name=name)
-    return Kernel(name, "matmul", source, params, [], locations, {"a", "b", "c"}, {"c"})
+    init = call.attributes[INIT_ATTR] if INIT_ATTR in call.attributes else None
+    extra = tail.params if tail is not None else []
+    is_conv = conv.is_conv_call(call)
+    source = (conv.TEMPLATE if is_conv else _TEMPLATE).format(
+        name=name,
+        extra="".join(f" {p.name}," for p in extra),
+        init=repr(ir.FloatAttr(init).value) if init is not None else "0.0",
+    )
+    if init is None:
+        source += _ACCUMULATE
+    source += "    accv = acc.to(c.dtype.element_ty)\n"
+    if store_c:
+        source += _STORE
+    reads, writes = {"a", "b"} | ({"c"} if init is None else set()), {"c"} if store_c else set()
+    if tail is not None:
+        tail._drop_dead_stores()
+        source += "\n".join(line for line in tail.lines if line) + "\n"
+        body = "\n".join(tail.lines)
+        reads |= {p for p in tail.read if f"tl.load({p} +" in body}
+        writes |= {p for p in tail.written if f"tl.store({p} +" in body}
+        locations = [*locations, *(x for x in tail.locations if x not in locations)]
+    header = "\n".join(f"# {loc}" for loc in locations)
+    mode = "conv" if is_conv else "matmul"
+    return Kernel(name, mode, header + source, params + extra, [], locations, reads, writes)
 
 
-def launch_args(w, call: ir.Operation) -> tuple[str, str]:
+def launch_args(w, call: ir.Operation, extra: str = "") -> tuple[str, str]:
     """(grid, arguments) of the launch: operands viewed as (B0, B1, M, K) x (B0, B1, K, N) into
     (B0, B1, M, N) by the layout the outlining recorded (permutes, unit dims, stride-0
     broadcasts: views only, no copy)."""
+    if conv.is_conv_call(call):
+        return conv.launch_args(w, call, extra)
     layout = ir.StringAttr(call.attributes[LAYOUT_ATTR]).value
     views = []
     for operand, spec in zip(call.operands, layout.split(";")):
@@ -200,14 +285,15 @@ def launch_args(w, call: ir.Operation) -> tuple[str, str]:
                 view += f".unsqueeze({pos})"
         views.append(view)
     w.emit(f"mm_a, mm_b, mm_c = {', '.join(views)}")
-    w.emit("mm_a = mm_a.expand(mm_c.shape[0], mm_c.shape[1], -1, -1)")
-    w.emit("mm_b = mm_b.expand(mm_c.shape[0], mm_c.shape[1], -1, -1)")
-    w.emit("B0, B1, M, K = mm_a.shape")
+    w.emit("mm_a = mm_a.expand(mm_c.shape[0], mm_c.shape[1], -1, -1, -1)")
+    w.emit("mm_b = mm_b.expand(mm_c.shape[0], mm_c.shape[1], -1, -1, -1)")
+    w.emit("B0, B1, M, K, K2 = mm_a.shape")
     w.emit("N = mm_b.shape[3]")
     w.emit("BM, BN, BK = matmul_blocks(M, N, K)")
     grid = "(cdiv(M, BM), cdiv(N, BN), B0 * B1)"
     args = (
-        "mm_a, mm_b, mm_c, M, N, K, B1, *mm_a.stride(), *mm_b.stride(), *mm_c.stride(), "
-        "BM=BM, BN=BN, BK=BK, PRECISION=matmul_precision(mm_a)"
+        "mm_a, mm_b, mm_c, M, N, K, K2, B1, *mm_a.stride(), *mm_b.stride(), *mm_c.stride(), "
+        + (f"{extra}, " if extra else "")
+        + "BM=BM, BN=BN, BK=BK, PRECISION=matmul_precision(mm_a)"
     )
     return grid, args

@@ -50,6 +50,17 @@ def _dims(m: ir.AffineMap) -> list[int] | None:
     return out
 
 
+def _used_dims(m: ir.AffineMap) -> list[int] | None:
+    """The dims a map reads, where each result is a dim or a constant (a unit dim); else None."""
+    out = []
+    for e in m.results:
+        if isinstance(e, ir.AffineDimExpr):
+            out.append(ir.AffineDimExpr(e).position)
+        elif not isinstance(e, ir.AffineConstantExpr):
+            return None
+    return out
+
+
 def _contraction_parts(op):
     """(x, y, slice_x, slice_y) of a one-output, one-reduction generic whose body ends in
     `yield out + x * y`, where at least one of x, y is computed in the body; else None."""
@@ -58,7 +69,8 @@ def _contraction_parts(op):
     iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
     if sum("reduction" in t for t in iters) != 1:
         return None
-    if any(_dims(m) is None for m in _maps(op)):
+    maps = _maps(op)
+    if any(_used_dims(m) is None for m in maps) or _dims(maps[-1]) is None:
         return None
     block = op.regions[0].blocks[0]
     body = [o.operation for o in block.operations]
@@ -73,6 +85,8 @@ def _contraction_parts(op):
         return None
     if _is_arg(x, block) and _is_arg(y, block):
         return None  # already plain
+    if str(ir.RankedTensorType(op.results[0].type).element_type) not in ("f32", "f16", "bf16"):
+        return None  # no tensor-core product to feed
     return x, y
 
 
@@ -140,6 +154,8 @@ def _split(op) -> None:
     plans = []
     for v in parts:
         if _is_arg(v, block):
+            if _dims(maps[v.arg_number]) is None:
+                return
             new_inputs.append(op.operands[v.arg_number])
             new_maps.append(maps[v.arg_number])
             continue
@@ -147,15 +163,15 @@ def _split(op) -> None:
         if sliced is None:
             return
         ops, args = sliced
-        dims = sorted({d for a in args for d in _dims(maps[a])})
+        dims = sorted({d for a in args for d in _used_dims(maps[a])})
         if k not in dims or not (set(dims) - {k}) <= out_dims or not args:
             return  # not an operand of a product (e.g. depends only on output dims)
         plans.append((v, ops, args, dims))
         new_inputs.append(None)
         new_maps.append(ir.AffineMap.get(len(iters), 0, [ir.AffineDimExpr.get(d) for d in dims]))
-    other_dims = [set(_dims(m)) for m in new_maps]
-    if len(other_dims) == 2 and not (other_dims[0] | other_dims[1]) >= out_dims:
-        return
+    x_dims, y_dims = (set(_dims(m)) for m in new_maps)
+    if not (x_dims | y_dims) >= out_dims or not (x_dims - y_dims) or not (y_dims - x_dims):
+        return  # no rows or no columns: a row-wise dot product (a variance), not a matmul
     for v, ops, args, dims in plans:
         slot = next(i for i, x in enumerate(new_inputs) if x is None)
         new_inputs[slot] = _materialize(op, v, ops, sorted(args), dims, maps)
@@ -164,7 +180,10 @@ def _split(op) -> None:
 
 def _extent(op, d: int, maps) -> ir.Value | int:
     for operand, m in zip(op.operands, maps):
-        dims = _dims(m)
+        dims = [
+            ir.AffineDimExpr(e).position if isinstance(e, ir.AffineDimExpr) else None
+            for e in m.results
+        ]
         if d in dims:
             t = ir.RankedTensorType(operand.type)
             pos = dims.index(d)
@@ -180,10 +199,13 @@ def _materialize(op, v, ops, args, dims, maps) -> ir.Value:
     sizes = [_extent(op, d, maps) for d in dims]
     inputs = [op.operands[a] for a in args]
     position = {d: i for i, d in enumerate(dims)}
-    in_maps = [
-        ir.AffineMap.get(len(dims), 0, [ir.AffineDimExpr.get(position[d]) for d in _dims(maps[a])])
-        for a in args
-    ]
+
+    def moved(e):
+        if isinstance(e, ir.AffineDimExpr):
+            return ir.AffineDimExpr.get(position[ir.AffineDimExpr(e).position])
+        return e  # a constant index
+
+    in_maps = [ir.AffineMap.get(len(dims), 0, [moved(e) for e in maps[a].results]) for a in args]
     with ir.InsertionPoint(op), op.location:
         init = tensor.EmptyOp(sizes, v.type).result
         new = linalg.GenericOp_(

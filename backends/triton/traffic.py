@@ -4,8 +4,8 @@ One call of the program runs with every kernel wrapped: each launch records the 
 tensors it loads from and stores to (a whole tensor per pointer: an upper bound for the kernels
 that read a window of one). The ideal is what any schedule must move: the program's inputs
 (user inputs and the state it reads) read once, its outputs written once, and the operands and
-results of the tensor-core products that are intermediates written and read once each (a
-`tl.dot` kernel reads its operands from memory and cannot also be fused with its consumer).
+of the tensor-core products that are intermediates written and read once each (a `tl.dot`
+kernel reads its operands from memory; its result can stay in registers for an epilogue).
 """
 
 from __future__ import annotations
@@ -21,11 +21,17 @@ class Launch:
     read: int
     written: int
     ops: list[str]
-    operands: dict = None  # matmuls: name -> (data_ptr, bytes) of a, b, c
+    operands: dict = None  # matmuls: name -> (data_ptr, bytes) of a and b
 
 
 def _nbytes(t) -> int:
-    return t.numel() * t.element_size() if isinstance(t, torch.Tensor) else 0
+    """The bytes of the elements `t` can address: a stride-0 (broadcast) dim counts once."""
+    if not isinstance(t, torch.Tensor):
+        return 0
+    n = 1
+    for size, stride in zip(t.shape, t.stride()):
+        n *= size if stride != 0 else min(size, 1)
+    return n * t.element_size()
 
 
 def trace(compiled, *args, **kwargs) -> list[Launch]:
@@ -62,15 +68,19 @@ class _Recorder:
         launch = self.jit[grid]
 
         def run(*args, **kwargs):
-            names = [p.name for p in self.kernel.params]
-            if self.kernel.mode == "matmul":
-                names = ["a", "b", "c"]
-            by_name = dict(zip(names, args))
+            names, values = [p.name for p in self.kernel.params], list(args)
+            if self.kernel.mode in ("matmul", "conv"):
+                # a, b, c, then the template's sizes and strides, then the epilogue's params
+                extra = len(names) - 3
+                values = [*args[:3], *(args[len(args) - extra :] if extra else [])]
+            by_name = dict(zip(names, values))
             read = sum(_nbytes(by_name.get(p)) for p in self.kernel.reads)
             written = sum(_nbytes(by_name.get(p)) for p in self.kernel.writes)
             operands = None
-            if self.kernel.mode == "matmul":
-                operands = {n: (t.data_ptr(), _nbytes(t)) for n, t in by_name.items()}
+            if self.kernel.mode in ("matmul", "conv"):
+                # the operands, which a tensor-core product must read from memory; its result
+                # can stay in registers (an epilogue consumes it)
+                operands = {n: (by_name[n].data_ptr(), _nbytes(by_name[n])) for n in ("a", "b")}
             launch_ = Launch(self.kernel.name, read, written, self.kernel.ops, operands)
             self.launches.append(launch_)
             return launch(*args, **kwargs)
@@ -99,7 +109,7 @@ def report(compiled, *args) -> dict:
 
 def _matmul_intermediates(launches: list[Launch], ends: set[int]) -> int:
     """Bytes a tensor-core product must exchange with memory beyond the program's inputs,
-    state and outputs: each operand and result that is an intermediate, written once and read
+    state and outputs: each operand that is an intermediate, written once and read
     once (counted once however many products share it)."""
     seen, total = set(), 0
     for launch in launches:

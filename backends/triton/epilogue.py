@@ -1,0 +1,137 @@
+"""The elementwise nest after a matmul (bias, activation, residual) -> the tail of the `tl.dot`
+kernel, computed on the accumulator tile in registers.
+
+A linear layer at loop level is a `tl.dot` kernel writing C, then a nest over C's space that
+reads C back with the bias and writes the activation. Run on the output tile instead, the nest's
+body reads C from the accumulator (store-to-load forwarding) and C is stored only if something
+after the nest still reads it. Legal when the nest is straight-line code over C's space (in any
+order of dims: a transposing store, as before an attention head split) and every buffer it
+writes is touched only at the lane's own element (no tile reads what another tile writes),
+none of them an operand of the product.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+
+from .kernel import KernelWriter, all_ops
+from .kernel_memory import Stored, private, root_of
+from .kernel_types import KernelError
+from .matmul import tile_exprs
+from .ops import OPS
+
+_HOISTABLE = {
+    "arith.constant",
+    "memref.alloc",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.subview",
+    "memref.cast",
+    "memref.reinterpret_cast",
+}
+
+
+@dataclass
+class Epilogue:
+    nest: ir.Operation  # the scf.parallel over C's space
+    hoisted: list  # host ops between the call and the nest, emitted before the launch
+    deferred: list  # deallocations between them, emitted after it
+    consumed: int  # how many ops after the call the fused launch stands for
+
+
+def find(call: ir.Operation, rest: list) -> Epilogue | None:
+    hoisted, deferred = [], []
+    for i, op in enumerate(rest):
+        if op.name in _HOISTABLE:
+            hoisted.append(op)
+        elif op.name == "memref.dealloc":
+            deferred.append(op)
+        elif op.name == "scf.parallel" and _fits(call, op, deferred):
+            return Epilogue(op, hoisted, deferred, i + 1)
+        else:
+            return None
+    return None
+
+
+def _fits(call: ir.Operation, nest: ir.Operation, deferred) -> bool:
+    return _c_indices(call, nest, deferred) is not None
+
+
+def _c_indices(call: ir.Operation, nest: ir.Operation, deferred) -> list | None:
+    """The ivs `nest` reads C at, one per C dim (a permutation of its ivs), when the nest can
+    run on the product's tile; else None."""
+    c = call.operands[2]
+    t = ir.MemRefType(c.type)
+    n = len(nest.operands) // 3
+    lbs, ubs, steps = (list(nest.operands)[k * n : (k + 1) * n] for k in range(3))
+    if n != t.rank or any(t.is_dynamic_dim(d) for d in range(n)):
+        return None
+    ivs = list(nest.regions[0].blocks[0].arguments)
+    found = _accesses(nest)
+    if found is None:
+        return None
+    writes, accesses = found
+    for root in [*writes, root_of(c)]:
+        seen = accesses.get(root, [])
+        # one element per lane, the same one in every access: no tile touches another's
+        if not seen or any(a != seen[0] for a in seen) or not all(iv in seen[0][1] for iv in ivs):
+            return None
+    memref, indices = accesses[root_of(c)][0]
+    if memref != c or sorted(ivs.index(i) if i in ivs else -1 for i in indices) != list(range(n)):
+        return None
+    for d, iv in enumerate(indices):
+        j = ivs.index(iv)
+        if (_const(lbs[j]), _const(ubs[j]), _const(steps[j])) != (0, t.get_dim_size(d), 1):
+            return None
+    operands = {root_of(call.operands[0]), root_of(call.operands[1])}
+    freed = {root_of(d.operands[0]) for d in deferred}
+    if writes & operands or freed & (writes | set(accesses)):
+        return None
+    return indices
+
+
+def _accesses(nest: ir.Operation):
+    """(roots written, {root: [(memref, indices)]}) of a straight-line nest body; None when
+    the body has regions or ops the kernel writer cannot emit per tile element."""
+    writes, accesses = set(), {}
+    for op in all_ops(nest):
+        if op == nest or op.name == "scf.reduce":
+            continue
+        if op.regions or (op.name not in OPS and op.name not in ("memref.load", "memref.store")):
+            return None  # straight-line code only: the tail runs once per tile element
+        if op.name in ("memref.load", "memref.store"):
+            store = op.name == "memref.store"
+            memref = op.operands[1 if store else 0]
+            indices = list(op.operands[2 if store else 1 :])
+            accesses.setdefault(root_of(memref), []).append((memref, indices))
+            if store:
+                writes.add(root_of(memref))
+    return writes, accesses
+
+
+def _const(v: ir.Value):
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
+        return None
+    return ir.IntegerAttr(owner.operation.attributes["value"]).value
+
+
+def write_tail(name: str, call: ir.Operation, ep: Epilogue):
+    """(KernelWriter holding the tail's lines and params, whether C must still be stored)."""
+    c = call.operands[2]
+    w = KernelWriter(name, ep.nest, "tile")
+    indices = _c_indices(call, ep.nest, ep.deferred)
+    for iv, expr in zip(indices, tile_exprs(call)):
+        w.names[iv] = expr
+        if expr not in ("b0", "b1"):  # a batch index is uniform over the tile
+            w.block.add(iv)
+    addr = w.address(c, indices)
+    w.read.discard(addr.split(" ")[0])
+    w.memory.stored[addr] = Stored("accv", True, -1, root_of(c))
+    w.emit_block(ep.nest.regions[0].blocks[0])
+    store_c = not private(root_of(c), {call, *all_ops(ep.nest)})
+    if any(p.kind == "count" for p in w.params):
+        raise KernelError("an epilogue needs the nest's trip counts")
+    return w, store_c
