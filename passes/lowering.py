@@ -90,7 +90,7 @@ TRITON_STAGES: list[Stage] = [
     ),
     Stage(
         "triton-loops",
-        "scf-parallel-loop-fusion,triton-fuse-rows,lower-affine,canonicalize,cse",
+        "scf-parallel-loop-fusion,triton-sink-loops,triton-fuse-rows,lower-affine,canonicalize,cse",
         "fuses adjacent parallel nests over the same space, then over shared leading dims (a row's "
         "reductions and their readers); affine maps -> arith",
     ),

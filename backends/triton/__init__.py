@@ -4,7 +4,7 @@ Importing the package registers its passes (`triton-outline-matmul`, `triton-fol
 `triton-split-contraction-prologue`, `triton-fold-padding`, `triton-fuse-rows`) and nothing
 heavier; torch and triton load when a program is built."""
 
-from . import fuse_rows, matmul, padding, prologue  # noqa: F401  (register their passes)
+from . import fuse_rows, matmul, padding, prologue, sink_loops  # noqa: F401  (register their passes)
 from .kernel_types import KernelError
 
 

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .kernel import KernelWriter, all_ops
-from .kernel_memory import Stored, private, root_of
+from .kernel_memory import Stored, dead_after, private, root_of
 from .kernel_types import KernelError
-from .matmul import tile_exprs
+from .matmul import INIT_ATTR, tile_exprs
 from .ops import OPS
 
+_RESHAPES = ("memref.expand_shape", "memref.collapse_shape", "memref.cast")
 _HOISTABLE = {
     "arith.constant",
     "memref.alloc",
@@ -118,8 +119,9 @@ def _const(v: ir.Value):
     return ir.IntegerAttr(owner.operation.attributes["value"]).value
 
 
-def write_tail(name: str, call: ir.Operation, ep: Epilogue):
-    """(KernelWriter holding the tail's lines and params, whether C must still be stored)."""
+def write_tail(name: str, call: ir.Operation, ep: Epilogue, later: list):
+    """(KernelWriter holding the tail's lines and params, whether C must still be stored);
+    `later`: the ops after the nest."""
     c = call.operands[2]
     w = KernelWriter(name, ep.nest, "tile")
     indices = _c_indices(call, ep.nest, ep.deferred)
@@ -131,7 +133,27 @@ def write_tail(name: str, call: ir.Operation, ep: Epilogue):
     w.read.discard(addr.split(" ")[0])
     w.memory.stored[addr] = Stored("accv", True, -1, root_of(c))
     w.emit_block(ep.nest.regions[0].blocks[0])
-    store_c = not private(root_of(c), {call, *all_ops(ep.nest)})
+    root = root_of(c)
+    store_c = not private(root, {call, *all_ops(ep.nest)})
+    if store_c and call.parent.name == "func.func":
+        store_c = not dead_after(root, c, later, _initializes)
     if any(p.kind == "count" for p in w.params):
         raise KernelError("an epilogue needs the nest's trip counts")
     return w, store_c
+
+
+def _initializes(op: ir.Operation, view: ir.Value) -> bool:
+    """`op` is a product that fills all of `view` (or all of its buffer) as its C, reading
+    neither A nor B from it."""
+    if op.name != "func.call" or INIT_ATTR not in op.attributes:
+        return False
+    if op.operands[2] != view and not _whole(op.operands[2]):
+        return False
+    return root_of(view) not in (root_of(op.operands[0]), root_of(op.operands[1]))
+
+
+def _whole(view: ir.Value) -> bool:
+    """`view` is its whole buffer, reshaped."""
+    while not isinstance(view.owner, ir.Block) and view.owner.operation.name in _RESHAPES:
+        view = view.owner.operation.operands[0]
+    return isinstance(view.owner, ir.Block) or view.owner.operation.name == "memref.alloc"

@@ -83,7 +83,7 @@ def _fuse_block(block: ir.Block) -> None:
                 continue
             after_product = last is not None and is_matmul_call(last)
             head, between = op, []
-        elif head is not None and op.name in _MOVABLE and _defined_before(op, head):
+        elif head is not None and op.name in _MOVABLE and _defined_before(op, head, between):
             between.append(op)
         else:
             head, between = None, []
@@ -91,11 +91,12 @@ def _fuse_block(block: ir.Block) -> None:
             last = op
 
 
-def _defined_before(op: ir.Operation, head: ir.Operation) -> bool:
-    """Every operand of `op` is available above `head` (so `op` can move there)."""
+def _defined_before(op: ir.Operation, head: ir.Operation, between: list) -> bool:
+    """Every operand of `op` is available above `head` (so `op` can move there, after the ops
+    of `between` that move with it)."""
     for v in op.operands:
         owner = v.owner
-        if isinstance(owner, ir.Block):
+        if isinstance(owner, ir.Block) or owner.operation in between:
             continue
         if owner.operation.block == head.block and not owner.operation.is_before_in_block(head):
             return False
@@ -121,8 +122,35 @@ def _accesses(op: ir.Operation) -> dict:
             memref, indices, store = inner.operands[1], list(inner.operands[2:]), True
         else:
             continue
+        memref, indices = _through_unit_dims(memref, indices)
         out.setdefault(root_of(memref), []).append((memref, indices, store))
     return out
+
+
+def _through_unit_dims(memref: ir.Value, indices: list) -> tuple:
+    """An access through `expand_shape`s that only add unit dims (indexed at constant 0), as
+    the same access to the expanded memref: one element, whichever view names it."""
+    while not isinstance(memref.owner, ir.Block) and memref.owner.operation.name == (
+        "memref.expand_shape"
+    ):
+        op = memref.owner.operation
+        shape = ir.MemRefType(memref.type).shape
+        groups = [[ir.IntegerAttr(d).value for d in g] for g in op.attributes["reassociation"]]
+        new = []
+        for group in groups:
+            big = [d for d in group if shape[d] != 1]
+            if len(big) > 1 or any(_const(indices[d]) != 0 for d in group if d not in big):
+                return memref, indices
+            new.append(indices[big[0]] if big else indices[group[0]])
+        memref, indices = op.operands[0], new
+    return memref, indices
+
+
+def _const(v: ir.Value):
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
+        return None
+    return ir.IntegerAttr(owner.operation.attributes["value"]).value
 
 
 def _lane_positions(accesses, ivs) -> tuple | None:

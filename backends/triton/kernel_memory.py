@@ -107,3 +107,43 @@ def private(root: ir.Value, inside_ops: set) -> bool:
                 continue
             return False
     return True
+
+
+def _users(root: ir.Value) -> list:
+    """The ops that use `root` or a view of it (the views themselves left out)."""
+    out, stack = [], [root]
+    while stack:
+        for use in stack.pop().uses:
+            user = getattr(use.owner, "operation", use.owner)
+            if user.name in _VIEW_OPS:
+                stack.extend(user.results)
+            else:
+                out.append(user)
+    return out
+
+
+def dead_after(root: ir.Value, written: ir.Value, later: list, overwrites) -> bool:
+    """What a kernel stored at view `written` of the allocation `root` is never read: among
+    `later` (the ops after the kernel in a function body, which no loop runs again) the first to
+    touch `root` deallocates it or overwrites all of `written` before reading it
+    (`overwrites(op, written)`; the bufferizer reuses a buffer for products of one shape)."""
+    if _is_arg(root) or root.owner.operation.name != "memref.alloc":
+        return False
+    index = {op: i for i, op in enumerate(later)}
+    first, touching = len(later), []
+    for user in _users(root):
+        top = user
+        while top is not None and top not in index and top.name != "func.func":
+            top = top.parent
+        if top is None or top not in index:
+            continue  # before or inside the kernel
+        if index[top] < first:
+            first, touching = index[top], [user]
+        elif index[top] == first:
+            touching.append(user)
+    if first == len(later):
+        return True
+    op = later[first]
+    return all(u == op for u in touching) and (
+        op.name == "memref.dealloc" or overwrites(op, written)
+    )

@@ -139,7 +139,7 @@ class SegmentWriter:
         tail, store_c = None, True
         if found is not None:
             try:
-                tail, store_c = epilogue.write_tail(name, op, found)
+                tail, store_c = epilogue.write_tail(name, op, found, rest[found.consumed :])
             except (_NeedScalar, KernelError):
                 found = None
         kernel = matmul.kernel(name, op, locations, tail, store_c)

@@ -22,6 +22,7 @@ class Launch:
     written: int
     ops: list[str]
     operands: dict = None  # matmuls: name -> (data_ptr, bytes) of a and b
+    stores: frozenset = frozenset()  # data_ptrs of the tensors written
 
 
 def _nbytes(t) -> int:
@@ -34,8 +35,8 @@ def _nbytes(t) -> int:
     return n * t.element_size()
 
 
-def trace(compiled, *args, **kwargs) -> list[Launch]:
-    """Calls `compiled` once and returns every kernel launch with its traffic."""
+def trace(compiled, *args, **kwargs) -> tuple[list[Launch], object]:
+    """Calls `compiled` once; returns every kernel launch with its traffic, and the result."""
     library = compiled.library
     module = library.module
     launches: list[Launch] = []
@@ -47,17 +48,18 @@ def trace(compiled, *args, **kwargs) -> list[Launch]:
     copy = module.copy
 
     def traced_copy(dst, src):
-        launches.append(Launch("copy", _nbytes(src), _nbytes(dst), []))
+        stores = frozenset({dst.data_ptr()})
+        launches.append(Launch("copy", _nbytes(src), _nbytes(dst), [], None, stores))
         copy(dst, src)
 
     module.copy = traced_copy
     try:
-        compiled(*args, **kwargs)
+        result = compiled(*args, **kwargs)
     finally:
         for name, jit in saved.items():
             setattr(module, name, jit)
         module.copy = copy
-    return launches
+    return launches, result
 
 
 class _Recorder:
@@ -81,7 +83,12 @@ class _Recorder:
                 # the operands, which a tensor-core product must read from memory; its result
                 # can stay in registers (an epilogue consumes it)
                 operands = {n: (by_name[n].data_ptr(), _nbytes(by_name[n])) for n in ("a", "b")}
-            launch_ = Launch(self.kernel.name, read, written, self.kernel.ops, operands)
+            stores = frozenset(
+                by_name[p].data_ptr()
+                for p in self.kernel.writes
+                if isinstance(by_name.get(p), torch.Tensor)
+            )
+            launch_ = Launch(self.kernel.name, read, written, self.kernel.ops, operands, stores)
             self.launches.append(launch_)
             return launch(*args, **kwargs)
 
@@ -89,14 +96,15 @@ class _Recorder:
 
 
 def report(compiled, *args) -> dict:
-    launches = trace(compiled, *args)
-    outputs = torch.utils._pytree.tree_leaves(compiled(*args))
+    launches, result = trace(compiled, *args)
+    # the outputs of the traced call: their memory is not an intermediate's
+    outputs = [t for t in torch.utils._pytree.tree_leaves(result) if isinstance(t, torch.Tensor)]
     inputs = [a for a in torch.utils._pytree.tree_leaves(args) if isinstance(a, torch.Tensor)]
     moved = sum(launch.read + launch.written for launch in launches)
     ideal = sum(_nbytes(t) for t in inputs) + sum(_nbytes(t) for t in outputs)
     ideal += sum(_nbytes(t) for t in compiled.state.values())
-    ends = {t.data_ptr() for t in [*inputs, *outputs, *compiled.state.values()]}
-    ideal += _matmul_intermediates(launches, ends)
+    sources = {t.data_ptr() for t in [*inputs, *compiled.state.values()]}
+    ideal += _matmul_intermediates(launches, sources, {t.data_ptr() for t in outputs})
     return {
         "kernels": len(compiled.library.kernels),
         "launches": len(launches),
@@ -107,14 +115,22 @@ def report(compiled, *args) -> dict:
     }
 
 
-def _matmul_intermediates(launches: list[Launch], ends: set[int]) -> int:
+def _matmul_intermediates(launches: list[Launch], sources: set[int], sinks: set[int]) -> int:
     """Bytes a tensor-core product must exchange with memory beyond the program's inputs,
     state and outputs: each operand that is an intermediate, written once and read
-    once (counted once however many products share it)."""
-    seen, total = set(), 0
-    for launch in launches:
+    once (counted once however many products share it; memory the launcher reuses for another
+    tensor counts again once something writes it anew)."""
+    last = {ptr: i for i, launch in enumerate(launches) for ptr in launch.stores}
+    seen, total, version = set(), 0, {}
+    for i, launch in enumerate(launches):
         for ptr, nbytes in (launch.operands or {}).values():
-            if ptr not in ends and ptr not in seen:
-                seen.add(ptr)
+            key = (ptr, version.get(ptr))
+            # an input or state tensor read before anything overwrote it, or an output's
+            # final contents: counted with the program's ends
+            end = key[1] is None and ptr in sources or ptr in sinks and key[1] == last.get(ptr)
+            if not end and key not in seen:
+                seen.add(key)
                 total += 2 * nbytes
+        for ptr in launch.stores:
+            version[ptr] = i
     return total

@@ -155,3 +155,35 @@ def test_fused_kernels_with_a_dynamic_batch(batch):
     x = torch.randn(3, 16)
     compiled = _compile(model, x, dynamic_shapes=({0: torch.export.Dim("b")},))
     _check(compiled, model, torch.randn(batch, 16))
+
+
+class TwoHeads(nn.Module):
+    """Two projections of one shape: the bufferizer gives both products one C buffer."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.k = nn.Linear(32, 32), nn.Linear(32, 32)
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        q = self.q(x).view(b, s, 4, 8).transpose(1, 2)
+        k = self.k(x).view(b, s, 4, 8).transpose(1, 2)
+        return q @ k.transpose(-1, -2)
+
+
+def test_product_whose_buffer_is_overwritten_next_is_not_stored():
+    model, x = TwoHeads(), torch.randn(2, 6, 32)
+    compiled = _compile(model, x)
+    first, second, scores = compiled.library.kernels
+    # the next product overwrites C before anyone reads it: only the epilogue's result is stored
+    assert "c" not in first.writes and "c" not in second.writes and "c" in scores.writes
+    _check(compiled, model, x, tol=1e-4)
+
+
+def test_batch_norm_statistics_run_the_batch_loop_inside_each_lane():
+    model, x = nn.BatchNorm2d(16).train(), torch.randn(2, 16, 8, 8)
+    compiled = _compile(model, x)
+    r = report(compiled, x)
+    # statistics, normalization, running-stat update; none launched once per batch element
+    assert r["launches"] == r["kernels"] <= 3
+    _check(compiled, nn.BatchNorm2d(16).train(), x)
