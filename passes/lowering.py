@@ -90,9 +90,12 @@ TRITON_STAGES: list[Stage] = [
     ),
     Stage(
         "triton-loops",
-        "scf-parallel-loop-fusion,triton-sink-loops,triton-fuse-rows,lower-affine,canonicalize,cse",
-        "fuses adjacent parallel nests over the same space, then over shared leading dims (a row's "
-        "reductions and their readers); affine maps -> arith",
+        "scf-parallel-loop-fusion,triton-inline-producers,triton-sink-loops,triton-fuse-rows,"
+        "triton-rematerialize,lower-affine,canonicalize,cse",
+        "fuses adjacent parallel nests over the same space; inlines pointwise producers into their "
+        "readers; moves sequential loops into lane-private nests; fuses nests over shared leading "
+        "dims (a row's reductions and their readers); recomputes cheap temporaries; affine -> "
+        "arith",
     ),
 ]
 

@@ -1,10 +1,19 @@
 """The Triton backend: segment functions at loop level -> `@triton.jit` kernels and launchers.
 
 Importing the package registers its passes (`triton-outline-matmul`, `triton-fold-transposes`,
-`triton-split-contraction-prologue`, `triton-fold-padding`, `triton-fuse-rows`) and nothing
-heavier; torch and triton load when a program is built."""
+`triton-split-contraction-prologue`, `triton-fold-padding`, `triton-inline-producers`,
+`triton-sink-loops`, `triton-fuse-rows`, `triton-rematerialize`) and nothing heavier; torch
+and triton load when a program is built."""
 
-from . import fuse_rows, matmul, padding, prologue, sink_loops  # noqa: F401  (register their passes)
+from . import (  # noqa: F401  (register their passes)
+    fuse_rows,
+    inline_producers,
+    matmul,
+    padding,
+    prologue,
+    rematerialize,
+    sink_loops,
+)
 from .kernel_types import KernelError
 
 

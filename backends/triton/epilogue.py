@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .kernel import KernelWriter, all_ops
-from .kernel_memory import Stored, dead_after, private, root_of
+from .kernel_memory import Stored, dead_after, private, root_of, whole
 from .kernel_types import KernelError
 from .matmul import INIT_ATTR, tile_exprs
 from .ops import OPS
 
-_RESHAPES = ("memref.expand_shape", "memref.collapse_shape", "memref.cast")
 _HOISTABLE = {
     "arith.constant",
     "memref.alloc",
@@ -147,13 +146,6 @@ def _initializes(op: ir.Operation, view: ir.Value) -> bool:
     neither A nor B from it."""
     if op.name != "func.call" or INIT_ATTR not in op.attributes:
         return False
-    if op.operands[2] != view and not _whole(op.operands[2]):
+    if op.operands[2] != view and not whole(op.operands[2]):
         return False
     return root_of(view) not in (root_of(op.operands[0]), root_of(op.operands[1]))
-
-
-def _whole(view: ir.Value) -> bool:
-    """`view` is its whole buffer, reshaped."""
-    while not isinstance(view.owner, ir.Block) and view.owner.operation.name in _RESHAPES:
-        view = view.owner.operation.operands[0]
-    return isinstance(view.owner, ir.Block) or view.owner.operation.name == "memref.alloc"

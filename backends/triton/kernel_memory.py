@@ -35,6 +35,9 @@ def root_of(memref: ir.Value) -> ir.Value:
     return memref
 
 
+_RESHAPES = ("memref.expand_shape", "memref.collapse_shape", "memref.cast")
+
+
 def _is_arg(root: ir.Value) -> bool:
     return isinstance(root.owner, ir.Block)
 
@@ -109,6 +112,13 @@ def private(root: ir.Value, inside_ops: set) -> bool:
     return True
 
 
+def whole(view: ir.Value) -> bool:
+    """`view` is all of its buffer, reshaped."""
+    while not isinstance(view.owner, ir.Block) and view.owner.operation.name in _RESHAPES:
+        view = view.owner.operation.operands[0]
+    return isinstance(view.owner, ir.Block) or view.owner.operation.name == "memref.alloc"
+
+
 def _users(root: ir.Value) -> list:
     """The ops that use `root` or a view of it (the views themselves left out)."""
     out, stack = [], [root]
@@ -130,20 +140,14 @@ def dead_after(root: ir.Value, written: ir.Value, later: list, overwrites) -> bo
     if _is_arg(root) or root.owner.operation.name != "memref.alloc":
         return False
     index = {op: i for i, op in enumerate(later)}
-    first, touching = len(later), []
+    first = len(later)
     for user in _users(root):
         top = user
         while top is not None and top not in index and top.name != "func.func":
             top = top.parent
-        if top is None or top not in index:
-            continue  # before or inside the kernel
-        if index[top] < first:
-            first, touching = index[top], [user]
-        elif index[top] == first:
-            touching.append(user)
+        if top is not None and top in index:  # else before or inside the kernel
+            first = min(first, index[top])
     if first == len(later):
         return True
     op = later[first]
-    return all(u == op for u in touching) and (
-        op.name == "memref.dealloc" or overwrites(op, written)
-    )
+    return op.name == "memref.dealloc" or overwrites(op, written)

@@ -1,0 +1,148 @@
+"""`triton-inline-producers`: a pointwise nest whose result later nests read -> its
+computation repeated at each read, and the nest gone.
+
+At loop level a head split, a GQA `repeat_kv`, a rotary embedding's broadcast cos/sin or a
+dtype cast is a nest that reads a tensor and writes a permuted, broadcast or converted copy,
+which the next nest reads back: one kernel, one write and one read that Inductor avoids by
+inlining pointwise producers into their consumers. Here a nest that stores one pure function of
+loads at every element of a buffer has each later load of that buffer (by a nest, through any
+unit-dim reshape) replaced by the function at the load's indices, provided nothing between
+them writes what the function reads; once no reader is left, the nest and its store go.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+
+from .fuse_rows import _through_unit_dims
+from .kernel_memory import _users, root_of
+from .matmul import is_matmul_call
+from .rematerialize import _covers, _replay, _slice
+
+
+@register_pass
+@dataclass(frozen=True)
+class InlineProducers(ModulePass):
+    """Replaces loads of a buffer one pointwise nest fills by that nest's computation, and
+    erases the nest when no reader is left."""
+
+    name: ClassVar[str] = "triton-inline-producers"
+
+    def run(self, module_op: ir.Operation) -> None:
+        blocks = []
+        for op in nested_ops(module_op):
+            if op.name == "func.func":
+                blocks.extend(b for r in op.regions for b in r.blocks)
+        with module_op.context:
+            for block in blocks:
+                # last producer first: a copy of a copy inlines into the first copy, which then
+                # inlines into the readers
+                for nest in reversed([o.operation for o in block.operations]):
+                    if nest.name == "scf.parallel" and not nest.results:
+                        _inline(nest)
+
+
+def _inline(nest: ir.Operation) -> None:
+    inside = {nest, *nested_ops(nest)}
+    stores = [op for op in inside if op.name == "memref.store"]
+    if len(stores) != 1 or any(op.regions and op != nest for op in inside):
+        return  # not one straight-line element function
+    store = stores[0]
+    root = root_of(store.operands[1])
+    if isinstance(root.owner, ir.Block) or root.owner.operation.name != "memref.alloc":
+        return  # an argument: the caller reads it
+    memref, indices = _through_unit_dims(store.operands[1], list(store.operands[2:]))
+    if not _covers(store, memref, indices, nest):
+        return
+    program = _slice(store.operands[0], set(indices), inside, {root})
+    if program is None or _gathers(program):
+        return
+    sources = {root_of(op.operands[0]) for op in program if op.name == "memref.load"}
+    readers, kept = [], False
+    for user in _users(root):
+        if user in inside or user.name == "memref.dealloc":
+            continue
+        top = _top_level(user, nest)
+        ok = (
+            user.name == "memref.load"
+            and top is not None
+            and top.name == "scf.parallel"
+            and _through_unit_dims(user.operands[0], list(user.operands[1:]))[0] == memref
+            and not _writes_between(nest, top, sources | {root})
+        )
+        if ok:
+            readers.append(user)
+        else:
+            kept = True
+    if kept and _after_product(nest):
+        return  # the epilogue stays: repeating it in some readers saves nothing
+    for load in readers:
+        _, idx = _through_unit_dims(load.operands[0], list(load.operands[1:]))
+        _replay(program, store.operands[0], dict(zip(indices, idx)), load)
+    if not kept:
+        nest.erase()
+
+
+def _gathers(program: list) -> bool:
+    """Some load's index comes from loaded data (an embedding lookup): repeated in each
+    reader it would read the table's rows again per reader, not once."""
+    loaded = set()
+    for op in program:
+        if op.name == "memref.load" and any(v in loaded for v in op.operands[1:]):
+            return True
+        if op.name == "memref.load" or any(v in loaded for v in op.operands):
+            loaded.update(op.results)
+    return False
+
+
+def _after_product(nest: ir.Operation) -> bool:
+    """`nest` directly follows a tl.dot product (past allocations and views): it is that
+    product's epilogue, computed on the accumulator tile at no cost."""
+    ops = [o.operation for o in nest.block.operations]
+    for op in reversed(ops[: ops.index(nest)]):
+        if op.name in _VIEWS or op.name in ("memref.alloc", "arith.constant", "memref.dealloc"):
+            continue
+        return is_matmul_call(op)
+    return False
+
+
+def _top_level(op: ir.Operation, nest: ir.Operation) -> ir.Operation | None:
+    """The op of `nest`'s block that holds `op`, when it comes after `nest`."""
+    block = nest.block
+    while op is not None and op.name != "func.func":
+        if op.block == block:
+            return op if nest.is_before_in_block(op) else None
+        op = op.parent
+    return None
+
+
+def _writes_between(first: ir.Operation, last: ir.Operation, roots: set) -> bool:
+    """Some op after `first` up to `last` (inclusive) may write one of `roots`: a store into
+    one, or any other use of one that is not a load (a call, a copy)."""
+    ops = [o.operation for o in first.block.operations]
+    span = ops[ops.index(first) + 1 : ops.index(last) + 1]
+    for op in span:
+        for inner in (op, *nested_ops(op)):
+            for i, v in enumerate(inner.operands):
+                if root_of(v) not in roots or inner.name in _VIEWS:
+                    continue
+                if inner.name == "memref.load":
+                    continue
+                if inner.name == "memref.store" and i == 0:
+                    continue  # the stored value, not the address
+                return True
+    return False
+
+
+_VIEWS = {
+    "memref.subview",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.cast",
+    "memref.reinterpret_cast",
+}

@@ -1,0 +1,186 @@
+"""`triton-rematerialize`: a load of a kernel-private buffer -> the computation that filled it.
+
+A fused softmax stores the scaled, masked scores (`x * scale + mask`) to a temporary and reads
+them back in each of its passes over the row: one write and three reads of a tensor that is a
+cheap function of two the kernel only reads. Where the value stored is such a function (pure
+ops over loads from buffers nothing in the nest writes, indexed by the store's own loop
+indices), each load of the temporary becomes a copy of that computation at the load's indices
+and the store goes away: Inductor's recompute-over-materialize for pointwise producers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+
+from .fuse_rows import _const, _through_unit_dims
+from .kernel_memory import _users, dead_after, root_of, whole
+
+_MAX_OPS = 16  # a longer computation costs more to repeat than the memory round trip
+_PURE = ("arith.", "math.", "index.", "affine.apply")
+
+
+@register_pass
+@dataclass(frozen=True)
+class Rematerialize(ModulePass):
+    """Replaces loads of a buffer by the pure computation the nest's one store to it holds,
+    and drops the store when nothing after the nest reads the buffer (last nest first, so a
+    later nest that rematerialized its own loads no longer counts as a reader)."""
+
+    name: ClassVar[str] = "triton-rematerialize"
+
+    def run(self, module_op: ir.Operation) -> None:
+        nests = []
+        for op in nested_ops(module_op):
+            if op.name == "func.func":
+                for block in (b for r in op.regions for b in r.blocks):
+                    nests.extend(
+                        o.operation for o in block.operations if o.operation.name == "scf.parallel"
+                    )
+        with module_op.context:
+            for nest in reversed(nests):
+                _rematerialize(nest)
+
+
+def _rematerialize(nest: ir.Operation) -> None:
+    inside = {nest, *nested_ops(nest)}
+    stores: dict = {}
+    for op in inside:
+        if op.name == "memref.store":
+            stores.setdefault(root_of(op.operands[1]), []).append(op)
+    written = set(stores)
+    for root, found in stores.items():
+        if len(found) != 1 or isinstance(root.owner, ir.Block):
+            continue
+        store = found[0]
+        memref, indices = _through_unit_dims(store.operands[1], list(store.operands[2:]))
+        if root.owner.operation.name != "memref.alloc" or not _covers(store, memref, indices, nest):
+            continue
+        program = _slice(store.operands[0], set(indices), inside, written)
+        if program is None:
+            continue
+        targets = []
+        for load in (u for u in _users(root) if u in inside and u.name == "memref.load"):
+            m, idx = _through_unit_dims(load.operands[0], list(load.operands[1:]))
+            if m != memref or not _top(store, nest).is_before_in_block(_top(load, nest)):
+                break  # another view, or a load the store may not have filled yet
+            targets.append((load, idx))
+        else:
+            for load, idx in targets:
+                _replay(program, store.operands[0], dict(zip(indices, idx)), load)
+            later = _ops_after(nest)
+            if not any(u in inside for u in _users(root) if u != store) and dead_after(
+                root, memref, later, _overwrites
+            ):
+                store.erase()
+
+
+def _overwrites(op: ir.Operation, view: ir.Value) -> bool:
+    """`op` is a nest that fills all of `view`'s buffer and reads none of it (the next nest to
+    use a reused buffer)."""
+    if op.name != "scf.parallel":
+        return False
+    root = root_of(view)
+    inside = {op, *nested_ops(op)}
+    touching = [u for u in _users(root) if u in inside]
+    if len(touching) != 1 or touching[0].name != "memref.store":
+        return False
+    store = touching[0]
+    memref, indices = _through_unit_dims(store.operands[1], list(store.operands[2:]))
+    return whole(memref) and _covers(store, memref, indices, op)
+
+
+def _covers(store: ir.Operation, memref: ir.Value, indices: list, nest: ir.Operation) -> bool:
+    """`store` runs unconditionally for every element of `memref`: each index is the iv of an
+    enclosing loop from 0 to that dim's size by 1, and only loops enclose it in the nest."""
+    shape = ir.MemRefType(memref.type).shape
+    if len(set(indices)) != len(indices) or len(indices) != len(shape):
+        return False
+    op = store.parent
+    while op != nest:
+        if op.name not in ("scf.for", "scf.parallel"):
+            return False
+        op = op.parent
+    for iv, size in zip(indices, shape):
+        if not isinstance(iv.owner, ir.Block):
+            return False
+        loop = iv.owner.owner.operation
+        if loop.name not in ("scf.for", "scf.parallel") or not _is_ancestor(loop, store, nest):
+            return False
+        n = 1 if loop.name == "scf.for" else len(loop.operands) // 3
+        k = list(iv.owner.arguments).index(iv)
+        lb, ub, step = (loop.operands[j * n + k] for j in range(3))
+        if (_const(lb), _const(ub), _const(step)) != (0, size, 1):
+            return False
+    return True
+
+
+def _is_ancestor(loop: ir.Operation, op: ir.Operation, nest: ir.Operation) -> bool:
+    while op != nest:
+        op = op.parent
+        if op == loop:
+            return True
+    return False
+
+
+def _top(op: ir.Operation, nest: ir.Operation) -> ir.Operation:
+    """The op of the nest's body that holds `op`."""
+    while op.parent != nest:
+        op = op.parent
+    return op
+
+
+def _ops_after(op: ir.Operation) -> list:
+    ops = [o.operation for o in op.block.operations]
+    return ops[ops.index(op) + 1 :]
+
+
+def _is_iv(v: ir.Value, inside: set) -> bool:
+    return isinstance(v.owner, ir.Block) and v.owner.owner.operation in inside
+
+
+def _slice(value: ir.Value, ivs: set, inside: set, written: set) -> list | None:
+    """The ops inside the nest that compute `value`, in order; None when one is impure, reads
+    a buffer the nest writes, or uses a loop index the store's indices do not name."""
+    order, seen = [], set()
+
+    def visit(v: ir.Value) -> bool:
+        owner = v.owner
+        if isinstance(owner, ir.Block):
+            return owner.owner.operation not in inside or v in ivs
+        op = owner.operation
+        if op not in inside or op in seen:
+            return True
+        seen.add(op)
+        if op.regions or len(op.results) != 1:
+            return False
+        if op.name == "memref.load":
+            if root_of(op.operands[0]) in written:
+                return False
+        elif not op.name.startswith(_PURE):
+            return False
+        if not all(visit(x) for x in op.operands):
+            return False
+        order.append(op)
+        return len(order) <= _MAX_OPS
+
+    return order if visit(value) else None
+
+
+def _replay(program: list, value: ir.Value, mapping: dict, load: ir.Operation) -> None:
+    """Clones `program` before `load` with the store's indices replaced by the load's, and
+    makes the load's users use the clone of `value`."""
+    mapping = dict(mapping)
+    ip = ir.InsertionPoint(load)
+    for op in program:
+        clone = op.clone(ip=ip)
+        for i, operand in enumerate(op.operands):
+            if operand in mapping:
+                clone.operands[i] = mapping[operand]
+        mapping[op.results[0]] = clone.results[0]
+    load.results[0].replace_all_uses_with(mapping.get(value, value))
+    load.erase()

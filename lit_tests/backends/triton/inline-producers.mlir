@@ -1,0 +1,91 @@
+// RUN: aten-opt %s -p triton-inline-producers --split-input-file | FileCheck %s
+
+// A head split (a transposing copy) read by a scaling nest: the copy's load moves into the
+// reader at the reader's indices, and the copy nest goes.
+// CHECK-LABEL: func.func @transpose_then_scale
+// CHECK: scf.parallel (%[[I:.+]], %[[J:.+]]) =
+// CHECK-NEXT: %[[X:.+]] = memref.load %arg0[%[[J]], %[[I]]]
+// CHECK-NEXT: arith.mulf %[[X]]
+// CHECK-NOT: scf.parallel
+func.func @transpose_then_scale(%x: memref<8x4xf32>, %out: memref<4x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %cst = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<4x8xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    %v = memref.load %x[%j, %i] : memref<8x4xf32>
+    memref.store %v, %t[%i, %j] : memref<4x8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    %v = memref.load %t[%i, %j] : memref<4x8xf32>
+    %s = arith.mulf %v, %cst : f32
+    memref.store %s, %out[%i, %j] : memref<4x8xf32>
+    scf.reduce
+  }
+  memref.dealloc %t : memref<4x8xf32>
+  return
+}
+
+// -----
+
+// The source is overwritten between the copy and its reader: the reader must see the copy.
+// CHECK-LABEL: func.func @source_overwritten
+// CHECK: memref.store %{{.+}}, %alloc[
+// CHECK: memref.store %cst, %arg0[
+// CHECK: memref.load %alloc[
+func.func @source_overwritten(%x: memref<4xf32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %cst = arith.constant 0.0 : f32
+  %t = memref.alloc() : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %x[%i] : memref<4xf32>
+    memref.store %v, %t[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %cst, %x[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %t[%i] : memref<4xf32>
+    memref.store %v, %out[%i] : memref<4xf32>
+    scf.reduce
+  }
+  memref.dealloc %t : memref<4xf32>
+  return
+}
+
+// -----
+
+// An embedding lookup (an index read from memory) stays materialized: repeated per reader it
+// would gather the rows again.
+// CHECK-LABEL: func.func @gather_stays
+// CHECK: memref.load %arg1[
+// CHECK: memref.store %{{.+}}, %alloc[
+// CHECK: memref.load %alloc[
+func.func @gather_stays(%table: memref<10x4xf32>, %ids: memref<3xindex>, %out: memref<3x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %t = memref.alloc() : memref<3x4xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c4) step (%c1, %c1) {
+    %id = memref.load %ids[%i] : memref<3xindex>
+    %v = memref.load %table[%id, %j] : memref<10x4xf32>
+    memref.store %v, %t[%i, %j] : memref<3x4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c4) step (%c1, %c1) {
+    %v = memref.load %t[%i, %j] : memref<3x4xf32>
+    %s = arith.addf %v, %v : f32
+    memref.store %s, %out[%i, %j] : memref<3x4xf32>
+    scf.reduce
+  }
+  memref.dealloc %t : memref<3x4xf32>
+  return
+}
