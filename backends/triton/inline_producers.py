@@ -4,10 +4,11 @@ computation repeated at each read, and the nest gone.
 At loop level a head split, a GQA `repeat_kv`, a rotary embedding's broadcast cos/sin or a
 dtype cast is a nest that reads a tensor and writes a permuted, broadcast or converted copy,
 which the next nest reads back: one kernel, one write and one read that Inductor avoids by
-inlining pointwise producers into their consumers. Here a nest that stores one pure function of
-loads at every element of a buffer has each later load of that buffer (by a nest, through any
-unit-dim reshape) replaced by the function at the load's indices, provided nothing between
-them writes what the function reads; once no reader is left, the nest and its store go.
+inlining pointwise producers into their consumers. Here a nest that stores one pure function
+of loads at every element of a buffer has each later load of that buffer (by a nest, through
+any static reshape or subview, `view_indices.py`) replaced by the function at the load's
+indices, provided nothing between them writes what the function reads (a reader may update the
+element it read in place); once no reader is left, the nest and its store go.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .fuse_rows import _through_unit_dims
 from .kernel_memory import _users, root_of
 from .matmul import is_matmul_call
 from .rematerialize import _covers, _replay, _slice
+from .view_indices import indices_in, reaches
 
 
 @register_pass
@@ -40,28 +42,33 @@ class InlineProducers(ModulePass):
                 blocks.extend(b for r in op.regions for b in r.blocks)
         with module_op.context:
             for block in blocks:
-                # last producer first: a copy of a copy inlines into the first copy, which then
-                # inlines into the readers
-                for nest in reversed([o.operation for o in block.operations]):
-                    if nest.name == "scf.parallel" and not nest.results:
-                        _inline(nest)
+                # a producer updated in place by the next nest inlines there first; the next
+                # sweep can then inline that nest into its own readers
+                for _ in range(_SWEEPS):
+                    nests = [o.operation for o in block.operations]
+                    changed = [_inline(n) for n in reversed(nests) if n.name == "scf.parallel"]
+                    if not any(changed):
+                        break
 
 
-def _inline(nest: ir.Operation) -> None:
+def _inline(nest: ir.Operation) -> bool:
+    """Inlines `nest` into its readers; whether any load was replaced."""
+    if nest.results:
+        return False
     inside = {nest, *nested_ops(nest)}
     stores = [op for op in inside if op.name == "memref.store"]
     if len(stores) != 1 or any(op.regions and op != nest for op in inside):
-        return  # not one straight-line element function
+        return False  # not one straight-line element function
     store = stores[0]
     root = root_of(store.operands[1])
     if isinstance(root.owner, ir.Block) or root.owner.operation.name != "memref.alloc":
-        return  # an argument: the caller reads it
+        return False  # an argument: the caller reads it
     memref, indices = _through_unit_dims(store.operands[1], list(store.operands[2:]))
     if not _covers(store, memref, indices, nest):
-        return
+        return False
     program = _slice(store.operands[0], set(indices), inside, {root})
     if program is None or _gathers(program):
-        return
+        return False
     sources = {root_of(op.operands[0]) for op in program if op.name == "memref.load"}
     readers, kept = [], False
     for user in _users(root):
@@ -72,20 +79,21 @@ def _inline(nest: ir.Operation) -> None:
             user.name == "memref.load"
             and top is not None
             and top.name == "scf.parallel"
-            and _through_unit_dims(user.operands[0], list(user.operands[1:]))[0] == memref
-            and not _writes_between(nest, top, sources | {root})
+            and reaches(user.operands[0], memref)
+            and not _writes_between(nest, top, sources | {root}, user)
         )
         if ok:
             readers.append(user)
         else:
             kept = True
     if kept and _after_product(nest):
-        return  # the epilogue stays: repeating it in some readers saves nothing
+        return False  # the epilogue stays: repeating it in some readers saves nothing
     for load in readers:
-        _, idx = _through_unit_dims(load.operands[0], list(load.operands[1:]))
+        idx = indices_in(load.operands[0], list(load.operands[1:]), memref, ir.InsertionPoint(load))
         _replay(program, store.operands[0], dict(zip(indices, idx)), load)
     if not kept:
         nest.erase()
+    return bool(readers)
 
 
 def _gathers(program: list) -> bool:
@@ -121,9 +129,10 @@ def _top_level(op: ir.Operation, nest: ir.Operation) -> ir.Operation | None:
     return None
 
 
-def _writes_between(first: ir.Operation, last: ir.Operation, roots: set) -> bool:
+def _writes_between(first: ir.Operation, last: ir.Operation, roots: set, load) -> bool:
     """Some op after `first` up to `last` (inclusive) may write one of `roots`: a store into
-    one, or any other use of one that is not a load (a call, a copy)."""
+    one, or any other use of one that is not a load (a call, a copy). In `last` a store to the
+    element `load` reads (an in-place update: each lane reads, then writes its own) is fine."""
     ops = [o.operation for o in first.block.operations]
     span = ops[ops.index(first) + 1 : ops.index(last) + 1]
     for op in span:
@@ -133,12 +142,24 @@ def _writes_between(first: ir.Operation, last: ir.Operation, roots: set) -> bool
                     continue
                 if inner.name == "memref.load":
                     continue
-                if inner.name == "memref.store" and i == 0:
-                    continue  # the stored value, not the address
+                if inner.name == "memref.store" and (i == 0 or _same_element(inner, load, last)):
+                    continue  # the stored value, or the reader's own element
                 return True
     return False
 
 
+def _same_element(store: ir.Operation, load: ir.Operation, nest: ir.Operation) -> bool:
+    """`store` writes the element `load` reads, after it, in the body of `nest` (not in a loop
+    inside, where the next iteration's load would read the store)."""
+    return (
+        load.parent == nest
+        and store.parent == nest
+        and load.is_before_in_block(store)
+        and list(store.operands[1:]) == list(load.operands)
+    )
+
+
+_SWEEPS = 4
 _VIEWS = {
     "memref.subview",
     "memref.expand_shape",

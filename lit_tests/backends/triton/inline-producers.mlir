@@ -89,3 +89,71 @@ func.func @gather_stays(%table: memref<10x4xf32>, %ids: memref<3xindex>, %out: m
   memref.dealloc %t : memref<3x4xf32>
   return
 }
+
+// -----
+
+// A GQA repeat_kv: the copy writes (b, kv, 2, d); the reader sees (b, heads, d) through a
+// collapse. The collapse's index splits into (h / 2, h % 2) at the reader, and the copy goes.
+// CHECK-LABEL: func.func @repeat_kv_through_collapse
+// CHECK: scf.parallel (%[[B:.+]], %[[H:.+]], %[[D:.+]]) =
+// CHECK:   %[[KV:.+]] = arith.divui %[[H]], %c2
+// CHECK:   memref.load %arg0[%[[B]], %[[KV]], %[[D]]]
+// CHECK-NOT: scf.parallel
+func.func @repeat_kv_through_collapse(%k: memref<2x3x8xf32>) -> memref<2x6x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %cst = arith.constant 2.0 : f32
+  %t = memref.alloc() : memref<2x3x2x8xf32>
+  scf.parallel (%b, %h, %r, %d) = (%c0, %c0, %c0, %c0) to (%c2, %c3, %c2, %c8) step (%c1, %c1, %c1, %c1) {
+    %v = memref.load %k[%b, %h, %d] : memref<2x3x8xf32>
+    memref.store %v, %t[%b, %h, %r, %d] : memref<2x3x2x8xf32>
+    scf.reduce
+  }
+  %heads = memref.collapse_shape %t [[0], [1, 2], [3]] : memref<2x3x2x8xf32> into memref<2x6x8xf32>
+  %out = memref.alloc() : memref<2x6x8xf32>
+  scf.parallel (%b, %h, %d) = (%c0, %c0, %c0) to (%c2, %c6, %c8) step (%c1, %c1, %c1) {
+    %v = memref.load %heads[%b, %h, %d] : memref<2x6x8xf32>
+    %s = arith.mulf %v, %cst : f32
+    memref.store %s, %out[%b, %h, %d] : memref<2x6x8xf32>
+    scf.reduce
+  }
+  return %out : memref<2x6x8xf32>
+}
+
+// -----
+
+// An accumulator's init read by a reduction loop that updates it: the loop's next iteration
+// reads the update, not the init, so nothing is inlined.
+// CHECK-LABEL: func.func @accumulator_init_stays
+// CHECK: memref.store %cst, %alloc[
+// CHECK: scf.for
+// CHECK:   memref.load %alloc[
+func.func @accumulator_init_stays(%x: memref<4x8xf32>, %out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %cst = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %cst, %acc[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      %v = memref.load %x[%i, %k] : memref<4x8xf32>
+      %a = memref.load %acc[%i] : memref<4xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %acc[%i] : memref<4xf32>
+    }
+    %r = memref.load %acc[%i] : memref<4xf32>
+    memref.store %r, %out[%i] : memref<4xf32>
+    scf.reduce
+  }
+  memref.dealloc %acc : memref<4xf32>
+  return
+}

@@ -187,3 +187,21 @@ def test_batch_norm_statistics_run_the_batch_loop_inside_each_lane():
     # statistics, normalization, running-stat update; none launched once per batch element
     assert r["launches"] == r["kernels"] <= 3
     _check(compiled, nn.BatchNorm2d(16).train(), x)
+
+
+class RepeatKV(nn.Module):
+    """GQA: two key heads repeated for four query heads, then a softmax over the products."""
+
+    def forward(self, q, k):
+        b, h, s, d = k.shape
+        k = k[:, :, None].expand(b, h, 2, s, d).reshape(b, h * 2, s, d)
+        return torch.softmax(q * k, dim=-1)
+
+
+def test_repeated_heads_are_read_in_place_by_their_reader():
+    model = RepeatKV()
+    q, k = torch.randn(2, 4, 8, 16), torch.randn(2, 2, 8, 16)
+    compiled = _compile(model, q, k)
+    # the copy that materializes the repeated heads is inlined into the softmax's kernel
+    assert len(compiled.library.kernels) == 1
+    _check(compiled, model, q, k)
