@@ -135,16 +135,18 @@ def write_tail(name: str, call: ir.Operation, ep: Epilogue, later: list):
     root = root_of(c)
     store_c = not private(root, {call, *all_ops(ep.nest)})
     if store_c and call.parent.name == "func.func":
-        store_c = not dead_after(root, c, later, _initializes)
+        store_c = not dead_after(root, c, later, initializes)
     if any(p.kind == "count" for p in w.params):
         raise KernelError("an epilogue needs the nest's trip counts")
     return w, store_c
 
 
-def _initializes(op: ir.Operation, view: ir.Value) -> bool:
+def initializes(op: ir.Operation, view: ir.Value) -> bool:
     """`op` is a product that fills all of `view` (or all of its buffer) as its C, reading
     neither A nor B from it."""
     if op.name != "func.call" or INIT_ATTR not in op.attributes:
+        return False
+    if root_of(op.operands[2]) != root_of(view):
         return False
     if op.operands[2] != view and not whole(op.operands[2]):
         return False

@@ -122,12 +122,12 @@ def _accesses(op: ir.Operation) -> dict:
             memref, indices, store = inner.operands[1], list(inner.operands[2:]), True
         else:
             continue
-        memref, indices = _through_unit_dims(memref, indices)
+        memref, indices = through_unit_dims(memref, indices)
         out.setdefault(root_of(memref), []).append((memref, indices, store))
     return out
 
 
-def _through_unit_dims(memref: ir.Value, indices: list) -> tuple:
+def through_unit_dims(memref: ir.Value, indices: list) -> tuple:
     """An access through `expand_shape`s that only add unit dims (indexed at constant 0), as
     the same access to the expanded memref: one element, whichever view names it."""
     while not isinstance(memref.owner, ir.Block) and memref.owner.operation.name == (

@@ -20,10 +20,11 @@ from mlir import ir
 
 from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
 
-from .fuse_rows import _through_unit_dims
+from .epilogue import initializes
+from .fuse_rows import through_unit_dims
 from .kernel_memory import _users, root_of
 from .matmul import is_matmul_call
-from .rematerialize import _covers, _replay, _slice
+from .rematerialize import covers, element_slice, iv_map, ops_after, overwrites, replay
 from .view_indices import indices_in, reaches
 
 
@@ -53,52 +54,80 @@ class InlineProducers(ModulePass):
 
 def _inline(nest: ir.Operation) -> bool:
     """Inlines `nest` into its readers; whether any load was replaced."""
-    if nest.results:
+    found = _element_function(nest)
+    if found is None:
         return False
-    inside = {nest, *nested_ops(nest)}
-    stores = [op for op in inside if op.name == "memref.store"]
-    if len(stores) != 1 or any(op.regions and op != nest for op in inside):
-        return False  # not one straight-line element function
-    store = stores[0]
-    root = root_of(store.operands[1])
-    if isinstance(root.owner, ir.Block) or root.owner.operation.name != "memref.alloc":
-        return False  # an argument: the caller reads it
-    memref, indices = _through_unit_dims(store.operands[1], list(store.operands[2:]))
-    if not _covers(store, memref, indices, nest):
-        return False
-    program = _slice(store.operands[0], set(indices), inside, {root})
-    if program is None or _gathers(program):
-        return False
-    sources = {root_of(op.operands[0]) for op in program if op.name == "memref.load"}
-    readers, kept = [], False
-    for user in _users(root):
-        if user in inside or user.name == "memref.dealloc":
-            continue
-        top = _top_level(user, nest)
-        ok = (
-            user.name == "memref.load"
-            and top is not None
-            and top.name == "scf.parallel"
-            and reaches(user.operands[0], memref)
-            and not _writes_between(nest, top, sources | {root}, user)
-        )
-        if ok:
-            readers.append(user)
-        else:
-            kept = True
+    store, memref, indices, program = found
+    readers, kept = _readers(nest, store, memref, program)
     if kept and _after_product(nest):
         return False  # the epilogue stays: repeating it in some readers saves nothing
-    for load in readers:
+    if _gathers(program) and (kept or len({top for _, top in readers}) > 1):
+        return False  # a lookup goes into one kernel (it reads the rows once) or none
+    for load, _ in readers:
         idx = indices_in(load.operands[0], list(load.operands[1:]), memref, ir.InsertionPoint(load))
-        _replay(program, store.operands[0], dict(zip(indices, idx)), load)
+        replay(program, store.operands[0], iv_map(indices, idx), load)
     if not kept:
         nest.erase()
     return bool(readers)
 
 
+def _element_function(nest: ir.Operation):
+    """(store, memref, indices, program) when `nest` is one straight-line store of a pure
+    function at every element of an allocation; else None."""
+    if nest.results:
+        return None
+    inside = {nest, *nested_ops(nest)}
+    stores = [op for op in inside if op.name == "memref.store"]
+    if len(stores) != 1 or any(op.regions and op != nest for op in inside):
+        return None
+    store = stores[0]
+    root = root_of(store.operands[1])
+    if isinstance(root.owner, ir.Block) or root.owner.operation.name != "memref.alloc":
+        return None  # an argument: the caller reads it
+    memref, indices = through_unit_dims(store.operands[1], list(store.operands[2:]))
+    if not covers(store, memref, indices, nest):
+        return None
+    program = element_slice(store.operands[0], set(indices), inside, {root})
+    return None if program is None else (store, memref, indices, program)
+
+
+def _readers(nest: ir.Operation, store: ir.Operation, memref: ir.Value, program: list):
+    """([(load, its top-level nest)] that can take the computation, whether any other reader
+    of the nest's values is left)."""
+    root = root_of(memref)
+    inside = {nest, *nested_ops(nest)}
+    sources = {root_of(op.operands[0]) for op in program if op.name == "memref.load"}
+    later = ops_after(nest)
+    # the buffer's next full overwrite (the bufferizer reuses buffers): readers from there on
+    # read another tensor, as the users before the nest did
+    horizon = next(
+        (i for i, op in enumerate(later) if overwrites(op, memref) or initializes(op, memref)),
+        len(later),
+    )
+    position = {op: i for i, op in enumerate(later)}
+    readers, kept = [], False
+    for user in _users(root):
+        if user in inside or user.name == "memref.dealloc":
+            continue
+        top = _top_level(user, nest)
+        if top is None or position[top] >= horizon:
+            continue
+        ok = (
+            user.name == "memref.load"
+            and top.name == "scf.parallel"
+            and reaches(user.operands[0], memref)
+            and not _writes_between(nest, top, sources | {root}, user)
+        )
+        if ok:
+            readers.append((user, top))
+        else:
+            kept = True
+    return readers, kept
+
+
 def _gathers(program: list) -> bool:
-    """Some load's index comes from loaded data (an embedding lookup): repeated in each
-    reader it would read the table's rows again per reader, not once."""
+    """Some load's index comes from loaded data (an embedding lookup): repeated in several
+    kernels it would read the table's rows again in each."""
     loaded = set()
     for op in program:
         if op.name == "memref.load" and any(v in loaded for v in op.operands[1:]):

@@ -17,7 +17,7 @@ from mlir import ir
 
 from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
 
-from .fuse_rows import _const, _through_unit_dims
+from .fuse_rows import _const, through_unit_dims
 from .kernel_memory import _users, dead_after, root_of, whole
 
 _MAX_OPS = 16  # a longer computation costs more to repeat than the memory round trip
@@ -57,29 +57,29 @@ def _rematerialize(nest: ir.Operation) -> None:
         if len(found) != 1 or isinstance(root.owner, ir.Block):
             continue
         store = found[0]
-        memref, indices = _through_unit_dims(store.operands[1], list(store.operands[2:]))
-        if root.owner.operation.name != "memref.alloc" or not _covers(store, memref, indices, nest):
+        memref, indices = through_unit_dims(store.operands[1], list(store.operands[2:]))
+        if root.owner.operation.name != "memref.alloc" or not covers(store, memref, indices, nest):
             continue
-        program = _slice(store.operands[0], set(indices), inside, written)
+        program = element_slice(store.operands[0], set(indices), inside, written)
         if program is None:
             continue
         targets = []
         for load in (u for u in _users(root) if u in inside and u.name == "memref.load"):
-            m, idx = _through_unit_dims(load.operands[0], list(load.operands[1:]))
+            m, idx = through_unit_dims(load.operands[0], list(load.operands[1:]))
             if m != memref or not _top(store, nest).is_before_in_block(_top(load, nest)):
                 break  # another view, or a load the store may not have filled yet
             targets.append((load, idx))
         else:
             for load, idx in targets:
-                _replay(program, store.operands[0], dict(zip(indices, idx)), load)
-            later = _ops_after(nest)
+                replay(program, store.operands[0], iv_map(indices, idx), load)
+            later = ops_after(nest)
             if not any(u in inside for u in _users(root) if u != store) and dead_after(
-                root, memref, later, _overwrites
+                root, memref, later, overwrites
             ):
                 store.erase()
 
 
-def _overwrites(op: ir.Operation, view: ir.Value) -> bool:
+def overwrites(op: ir.Operation, view: ir.Value) -> bool:
     """`op` is a nest that fills all of `view`'s buffer and reads none of it (the next nest to
     use a reused buffer)."""
     if op.name != "scf.parallel":
@@ -90,15 +90,17 @@ def _overwrites(op: ir.Operation, view: ir.Value) -> bool:
     if len(touching) != 1 or touching[0].name != "memref.store":
         return False
     store = touching[0]
-    memref, indices = _through_unit_dims(store.operands[1], list(store.operands[2:]))
-    return whole(memref) and _covers(store, memref, indices, op)
+    memref, indices = through_unit_dims(store.operands[1], list(store.operands[2:]))
+    return whole(memref) and covers(store, memref, indices, op)
 
 
-def _covers(store: ir.Operation, memref: ir.Value, indices: list, nest: ir.Operation) -> bool:
+def covers(store: ir.Operation, memref: ir.Value, indices: list, nest: ir.Operation) -> bool:
     """`store` runs unconditionally for every element of `memref`: each index is the iv of an
-    enclosing loop from 0 to that dim's size by 1, and only loops enclose it in the nest."""
+    enclosing loop from 0 to that dim's size by 1 (or 0 in a unit dim), and only loops enclose
+    it in the nest."""
     shape = ir.MemRefType(memref.type).shape
-    if len(set(indices)) != len(indices) or len(indices) != len(shape):
+    ivs = [i for i in indices if isinstance(i.owner, ir.Block)]
+    if len(set(ivs)) != len(ivs) or len(indices) != len(shape):
         return False
     op = store.parent
     while op != nest:
@@ -107,6 +109,8 @@ def _covers(store: ir.Operation, memref: ir.Value, indices: list, nest: ir.Opera
         op = op.parent
     for iv, size in zip(indices, shape):
         if not isinstance(iv.owner, ir.Block):
+            if size == 1 and _const(iv) == 0:
+                continue  # the one element of a unit dim
             return False
         loop = iv.owner.owner.operation
         if loop.name not in ("scf.for", "scf.parallel") or not _is_ancestor(loop, store, nest):
@@ -117,6 +121,11 @@ def _covers(store: ir.Operation, memref: ir.Value, indices: list, nest: ir.Opera
         if (_const(lb), _const(ub), _const(step)) != (0, size, 1):
             return False
     return True
+
+
+def iv_map(indices: list, values: list) -> dict:
+    """The store's loop ivs -> the reader's index values (a unit dim's constant 0 stays)."""
+    return {i: v for i, v in zip(indices, values) if isinstance(i.owner, ir.Block)}
 
 
 def _is_ancestor(loop: ir.Operation, op: ir.Operation, nest: ir.Operation) -> bool:
@@ -134,7 +143,7 @@ def _top(op: ir.Operation, nest: ir.Operation) -> ir.Operation:
     return op
 
 
-def _ops_after(op: ir.Operation) -> list:
+def ops_after(op: ir.Operation) -> list:
     ops = [o.operation for o in op.block.operations]
     return ops[ops.index(op) + 1 :]
 
@@ -143,7 +152,7 @@ def _is_iv(v: ir.Value, inside: set) -> bool:
     return isinstance(v.owner, ir.Block) and v.owner.owner.operation in inside
 
 
-def _slice(value: ir.Value, ivs: set, inside: set, written: set) -> list | None:
+def element_slice(value: ir.Value, ivs: set, inside: set, written: set) -> list | None:
     """The ops inside the nest that compute `value`, in order; None when one is impure, reads
     a buffer the nest writes, or uses a loop index the store's indices do not name."""
     order, seen = [], set()
@@ -171,7 +180,7 @@ def _slice(value: ir.Value, ivs: set, inside: set, written: set) -> list | None:
     return order if visit(value) else None
 
 
-def _replay(program: list, value: ir.Value, mapping: dict, load: ir.Operation) -> None:
+def replay(program: list, value: ir.Value, mapping: dict, load: ir.Operation) -> None:
     """Clones `program` before `load` with the store's indices replaced by the load's, and
     makes the load's users use the clone of `value`."""
     mapping = dict(mapping)

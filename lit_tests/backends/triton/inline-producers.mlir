@@ -62,13 +62,53 @@ func.func @source_overwritten(%x: memref<4xf32>, %out: memref<4xf32>) {
 
 // -----
 
-// An embedding lookup (an index read from memory) stays materialized: repeated per reader it
-// would gather the rows again.
+// An embedding lookup (an index read from memory) read by two nests stays materialized:
+// repeated in both it would gather the rows twice.
 // CHECK-LABEL: func.func @gather_stays
 // CHECK: memref.load %arg1[
 // CHECK: memref.store %{{.+}}, %alloc[
 // CHECK: memref.load %alloc[
-func.func @gather_stays(%table: memref<10x4xf32>, %ids: memref<3xindex>, %out: memref<3x4xf32>) {
+// CHECK: memref.load %alloc[
+func.func @gather_stays(%table: memref<10x4xf32>, %ids: memref<3xindex>, %out: memref<3x4xf32>,
+                        %out2: memref<3x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %t = memref.alloc() : memref<3x4xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c4) step (%c1, %c1) {
+    %id = memref.load %ids[%i] : memref<3xindex>
+    %v = memref.load %table[%id, %j] : memref<10x4xf32>
+    memref.store %v, %t[%i, %j] : memref<3x4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c4) step (%c1, %c1) {
+    %v = memref.load %t[%i, %j] : memref<3x4xf32>
+    %s = arith.addf %v, %v : f32
+    memref.store %s, %out[%i, %j] : memref<3x4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c4) step (%c1, %c1) {
+    %v = memref.load %t[%i, %j] : memref<3x4xf32>
+    %s = arith.mulf %v, %v : f32
+    memref.store %s, %out2[%i, %j] : memref<3x4xf32>
+    scf.reduce
+  }
+  memref.dealloc %t : memref<3x4xf32>
+  return
+}
+
+// -----
+
+// The same lookup read by one nest (an embedding and its layer norm): it moves into that
+// kernel, which then reads the table's rows itself.
+// CHECK-LABEL: func.func @gather_into_one_reader
+// CHECK: scf.parallel
+// CHECK:   %[[ID:.+]] = memref.load %arg1[
+// CHECK:   memref.load %arg0[%[[ID]],
+// CHECK-NOT: memref.load %alloc
+func.func @gather_into_one_reader(%table: memref<10x4xf32>, %ids: memref<3xindex>,
+                                  %out: memref<3x4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
@@ -157,3 +197,51 @@ func.func @accumulator_init_stays(%x: memref<4x8xf32>, %out: memref<4xf32>) {
   memref.dealloc %acc : memref<4xf32>
   return
 }
+
+// -----
+
+// A reused buffer: the second nest overwrites all of it before the last nest reads it. The
+// first reader gets the producer's computation; the last keeps reading the buffer (it holds
+// the second nest's values) and the producer goes.
+// CHECK-LABEL: func.func @reused_buffer
+// CHECK: scf.parallel
+// CHECK:   %[[X:.+]] = memref.load %arg0[
+// CHECK:   arith.negf %[[X]]
+// CHECK:   memref.store %{{.+}}, %arg1[
+// CHECK: scf.parallel
+// CHECK:   memref.store %{{.+}}, %alloc[
+// CHECK: scf.parallel
+// CHECK:   memref.load %alloc[
+// CHECK-NOT: scf.parallel
+func.func @reused_buffer(%x: memref<4xf32>, %a: memref<4xf32>, %b: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %t = memref.alloc() : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %x[%i] : memref<4xf32>
+    %n = arith.negf %v : f32
+    memref.store %n, %t[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %t[%i] : memref<4xf32>
+    memref.store %v, %a[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %x[%i] : memref<4xf32>
+    %e = math.exp %v : f32
+    memref.store %e, %t[%i] : memref<4xf32>
+    scf.reduce
+  }
+  call @sink(%t) : (memref<4xf32>) -> ()
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %t[%i] : memref<4xf32>
+    memref.store %v, %b[%i] : memref<4xf32>
+    scf.reduce
+  }
+  memref.dealloc %t : memref<4xf32>
+  return
+}
+func.func private @sink(memref<4xf32>)
