@@ -1,11 +1,12 @@
 """The Triton backend: segment functions at loop level -> `@triton.jit` kernels and launchers.
 
 Importing the package registers its passes (`triton-outline-matmul`, `triton-fold-transposes`,
-`triton-split-contraction-prologue`, `triton-fold-padding`, `triton-inline-producers`,
-`triton-sink-loops`, `triton-fuse-rows`, `triton-rematerialize`) and nothing heavier; torch
-and triton load when a program is built."""
+`triton-split-contraction-prologue`, `triton-fold-padding`, `triton-fold-copies-into-products`,
+`triton-inline-producers`, `triton-sink-loops`, `triton-fuse-rows`, `triton-rematerialize`) and
+nothing heavier; torch and triton load when a program is built."""
 
 from . import (  # noqa: F401  (register their passes)
+    fold_copies,
     fuse_rows,
     inline_producers,
     matmul,

@@ -205,3 +205,27 @@ def test_repeated_heads_are_read_in_place_by_their_reader():
     # the copy that materializes the repeated heads is inlined into the softmax's kernel
     assert len(compiled.library.kernels) == 1
     _check(compiled, model, q, k)
+
+
+class SplitHeads(nn.Module):
+    """GPT-2's attention: one Conv1D projection (an addmm on the flattened tokens) split into
+    q, k, v, each permuted into heads."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(32, 96) / 8)
+        self.bias = nn.Parameter(torch.randn(96))
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        qkv = torch.addmm(self.bias, x.view(-1, 32), self.weight).view(b, s, 96)
+        q, k, v = (t.view(b, s, 4, 8).permute(0, 2, 1, 3) for t in qkv.split(32, dim=2))
+        return torch.softmax(q @ k.transpose(-1, -2), dim=-1) @ v
+
+
+def test_transposed_heads_are_read_in_place_by_the_products():
+    model, x = SplitHeads(), torch.randn(2, 6, 32)
+    compiled = _compile(model, x)
+    # projection (bias epilogue), scores, softmax, output: no kernel copies k or v into heads
+    assert _modes(compiled).count("block") == 1, [k.ops for k in compiled.library.kernels]
+    _check(compiled, model, x, tol=1e-4)

@@ -1,0 +1,179 @@
+"""`triton-fold-copies-into-products`: a permuting copy whose only readers are `tl.dot`
+products -> the products read the copy's source through their operand layout.
+
+GPT-2 splits its fused QKV projection into heads with a transpose per operand; at loop level
+the key and value transposes are a nest copying a strided view of the projection into a new
+buffer that only the attention products read. A product's operands may have any strides (the
+layout attribute names which operand dim plays each role), so the copy can go: the product
+takes the source view and the permutation moves into its layout.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import func
+
+from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+
+from .kernel_memory import _users, root_of
+from .matmul import LAYOUT_ATTR, is_matmul_call
+from .rematerialize import covers
+
+
+@register_pass
+@dataclass(frozen=True)
+class FoldCopiesIntoProducts(ModulePass):
+    """Replaces a product operand that a permuting copy filled by the copy's source."""
+
+    name: ClassVar[str] = "triton-fold-copies-into-products"
+
+    def run(self, module_op: ir.Operation) -> None:
+        module_block = module_op.regions[0].blocks[0]
+        with module_op.context, ir.Location.unknown():
+            for fn in [op.operation for op in module_block.operations]:
+                if fn.name != "func.func" or not fn.regions[0].blocks:
+                    continue
+                for op in [o.operation for o in fn.regions[0].blocks[0].operations]:
+                    if is_matmul_call(op) and LAYOUT_ATTR in op.attributes:
+                        for i in (0, 1):
+                            _fold(module_block, op.operands[i])
+
+
+def _fold(module_block: ir.Block, buffer: ir.Value) -> None:
+    if isinstance(buffer.owner, ir.Block) or buffer.owner.operation.name != "memref.alloc":
+        return
+    found = _copy_into(buffer)
+    if found is None:
+        return
+    store, load, perm, products = found
+    source = load.operands[0]
+    for call in products:
+        if _touched_between(store.parent, call, root_of(source)):
+            return
+    for call in products:
+        _retarget(module_block, call, buffer, source, perm)
+    store.erase()
+    if not list(load.results[0].uses):
+        load.erase()
+
+
+def _copy_into(buffer: ir.Value):
+    """(store, load, perm, product calls) when `buffer` is filled by one nest storing
+    `load(source)[perm(ivs)]` at every element and read only by products as A or B."""
+    found = _store_and_products(buffer)
+    if found is None:
+        return None
+    store, products = found
+    nest = store.parent
+    if nest.name != "scf.parallel" or nest.block != products[0].block:
+        return None
+    ivs = list(nest.regions[0].blocks[0].arguments)
+    if list(store.operands[2:]) != ivs or not covers(store, buffer, ivs, nest):
+        return None
+    value = store.operands[0]
+    if isinstance(value.owner, ir.Block) or value.owner.operation.name != "memref.load":
+        return None
+    load = value.owner.operation
+    indices = list(load.operands[1:])
+    if load.parent != nest or len(indices) != len(ivs) or set(indices) != set(ivs):
+        return None  # not a permutation of the nest's ivs
+    if _inside(load.operands[0], nest) or not all(nest.is_before_in_block(c) for c in products):
+        return None
+    return store, load, [indices.index(iv) for iv in ivs], products
+
+
+def _store_and_products(buffer: ir.Value):
+    """(the one store into `buffer`, the products reading it as A or B) when nothing else but
+    its deallocation uses it."""
+    stores, products = [], []
+    for user in _users(buffer):
+        if user.name == "memref.store" and user.operands[1] == buffer:
+            stores.append(user)
+        elif is_matmul_call(user) and LAYOUT_ATTR in user.attributes:
+            if user.operands[2] == buffer or all(v != buffer for v in list(user.operands)[:2]):
+                return None
+            products.append(user)
+        elif user.name != "memref.dealloc":
+            return None
+    return (stores[0], products) if len(stores) == 1 and products else None
+
+
+def _inside(v: ir.Value, nest: ir.Operation) -> bool:
+    owner = v.owner
+    op = owner.owner.operation if isinstance(owner, ir.Block) else owner.operation
+    while op is not None and op.name != "func.func":
+        if op == nest:
+            return True
+        op = op.parent
+    return False
+
+
+def _touched_between(nest: ir.Operation, call: ir.Operation, root: ir.Value) -> bool:
+    """Something from `nest` (exclusive) to `call` (inclusive) may write or free `root`."""
+    ops = [o.operation for o in nest.block.operations]
+    for op in ops[ops.index(nest) + 1 : ops.index(call) + 1]:
+        for inner in (op, *nested_ops(op)):
+            for i, v in enumerate(inner.operands):
+                if root_of(v) != root or inner.name in _READS:
+                    continue
+                if inner.name == "memref.store" and i == 0:
+                    continue
+                if is_matmul_call(inner) and i in (0, 1):
+                    continue
+                return True
+    return False
+
+
+_READS = {
+    "memref.load",
+    "memref.subview",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.cast",
+    "memref.reinterpret_cast",
+}
+
+
+def _retarget(module_block, call: ir.Operation, buffer, source, perm: list) -> None:
+    """`call` with `source` for `buffer` (whose dim j is the source's dim perm[j])."""
+    operands = list(call.operands)
+    parts = dict(p.split(":") for p in ir.StringAttr(call.attributes[LAYOUT_ATTR]).value.split(";"))
+    for i, role in ((0, "A"), (1, "B")):
+        if operands[i] == buffer:
+            operands[i] = source
+            parts[role] = ",".join(
+                e if e == "x" else str(perm[int(e)]) for e in parts[role].split(",")
+            )
+    callee = ir.FlatSymbolRefAttr(call.attributes["callee"]).value
+    name = _declare(module_block, callee, [v.type for v in operands])
+    with call.location, ir.InsertionPoint(call):
+        new = func.CallOp([], name, operands).operation
+    for attr in [call.attributes[i] for i in range(len(call.attributes))]:
+        if attr.name != "callee":
+            new.attributes[attr.name] = attr.attr
+    new.attributes[LAYOUT_ATTR] = ir.StringAttr.get(";".join(f"{k}:{v}" for k, v in parts.items()))
+    call.erase()
+
+
+def _declare(module_block: ir.Block, callee: str, types: list) -> str:
+    """A private declaration of `callee`'s kind taking `types` (found or added)."""
+    fn_type = ir.FunctionType.get(types, [])
+    names = set()
+    for op in module_block.operations:
+        op = op.operation
+        if op.name != "func.func":
+            continue
+        name = ir.StringAttr(op.attributes["sym_name"]).value
+        names.add(name)
+        if name.startswith(callee) and str(op.attributes["function_type"]) == f"{fn_type}":
+            return name
+    k = 0
+    while f"{callee}_f{k}" in names:
+        k += 1
+    with ir.InsertionPoint.at_block_begin(module_block):
+        decl = func.FuncOp(f"{callee}_f{k}", fn_type)
+        decl.attributes["sym_visibility"] = ir.StringAttr.get("private")
+    return f"{callee}_f{k}"
