@@ -109,6 +109,8 @@ _HOST_EXTRA = {
     "math.erfc": "erfc({a})",
     "math.round": "round_half_away({a})",
     "math.fma": "({0} * {1} + {2})",
+    "math.ipowi": "ipowi({a}, {b})",
+    "math.fpowi": "np.power({a}, {b})",
 }
 
 

@@ -187,6 +187,14 @@ def erfc(a):
     return type(a)(math.erfc(float(a)))
 
 
+def ipowi(a: int, b: int) -> int:
+    """`math.ipowi`: a ** b by squaring (the caller wraps it to the width); a negative b gives
+    0 unless |a| is 1, as integer division would."""
+    if b >= 0:
+        return a**b
+    return 1 if a == 1 else (1 if b % 2 == 0 else -1) if a == -1 else 0
+
+
 def round_half_away(a):
     return type(a)(np.sign(a) * np.floor(np.abs(a) + 0.5))
 

@@ -39,6 +39,7 @@ from aten_mlir.backends.triton.launch import (
     erf,
     erfc,
     helpers,
+    ipowi,
     matmul_blocks,
     matmul_precision,
     maximumf,

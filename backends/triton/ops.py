@@ -37,16 +37,25 @@ def _binary(symbol: str):
 
 
 def _call(fn: str):
-    return lambda k, op: f"{fn}({', '.join(k.v(o) for o in op.operands)})"
+    def rule(k, op):
+        args = [k.v(o) for o in op.operands]
+        blocks = [a for a, o in zip(args, op.operands) if k.is_block(o)]
+        if fn.startswith("H.") and blocks and len(blocks) < len(args):
+            # a helper's scalar arguments as blocks: its comparisons of a scalar against a
+            # block then combine blocks (Triton's interpreter broadcasts an i1 scalar as float)
+            args = [
+                a if k.is_block(o) else f"tl.broadcast_to({k.t(o)}, {blocks[0]}.shape)"
+                for a, o in zip(args, op.operands)
+            ]
+        return f"{fn}({', '.join(args)})"
+
+    return rule
 
 
 for _names, _symbol in {
     ("arith.addi", "arith.addf"): "+",
     ("arith.subi", "arith.subf"): "-",
     ("arith.muli", "arith.mulf"): "*",
-    ("arith.andi",): "&",
-    ("arith.ori",): "|",
-    ("arith.xori",): "^",
     ("arith.shli",): "<<",
     ("arith.shrsi",): ">>",
     # Triton's // and % on ints truncate toward zero (C semantics, interpreter included)
@@ -104,6 +113,16 @@ for _name, _fn in {
     "arith.select": "tl.where",
 }.items():
     emits(_name)(_call(_fn))
+
+
+@emits("arith.andi", "arith.ori", "arith.xori")
+def _bitwise(k, op):
+    symbol = {"arith.andi": "&", "arith.ori": "|", "arith.xori": "^"}[op.name]
+    a, b = op.operands
+    if str(op.results[0].type) != "i1":
+        return f"({k.v(a)} {symbol} {k.v(b)})"
+    # on i8: Triton's interpreter broadcasts an i1 scalar against a block of i1 as float32
+    return f"(({k.t(a)}.to(tl.int8) {symbol} {k.t(b)}.to(tl.int8)) != 0)"
 
 
 @emits("arith.divf")

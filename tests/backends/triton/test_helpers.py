@@ -96,3 +96,27 @@ def test_binary_helper_matches_torch(name, dtype):
     _binary[(1,)](x, y, out, x.numel(), FN=fn, BLOCK=128)
     tol = dict(rtol=4e-6, atol=1e-6) if dtype == torch.float32 else dict(rtol=1e-11, atol=1e-12)
     torch.testing.assert_close(out, reference(x, y), equal_nan=True, **tol)
+
+
+class _ScalarWithBlock(torch.nn.Module):
+    """A 0-d operand against a vector: the kernel mixes a scalar and a block in one op."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, a, b):
+        return self.fn(a, b)
+
+
+@pytest.mark.parametrize(
+    "fn", [torch.logical_or, torch.logical_xor, torch.atan2, torch.fmod, torch.remainder]
+)
+def test_scalar_operand_mixed_with_a_block(fn):
+    import aten_mlir
+
+    a = torch.tensor(3.5)
+    b = torch.tensor([-2.0, 0.0, 0.5, float("inf"), -0.0])
+    model = _ScalarWithBlock(fn)
+    compiled = aten_mlir.compile(torch.export.export(model, (a, b)), target="triton")
+    torch.testing.assert_close(compiled(a, b), fn(a, b), equal_nan=True)
