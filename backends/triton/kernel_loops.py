@@ -112,7 +112,7 @@ def _emit_in_loop(k, inner: ir.Operation, acc_names: list[str], registers: dict)
 
 
 def _promotable(loop: ir.Operation) -> list:
-    """(load, store) pairs directly in the loop body, of one memref at indices defined outside
+    """(load, store) pairs directly in the loop body, of one memref (and indices) defined outside
     the loop, with no other access to that memref in the loop: the value can live in a register
     across the iterations."""
     body = loop.regions[0].blocks[0]
@@ -137,8 +137,8 @@ def _promotable(loop: ir.Operation) -> list:
         if load is None or store is None or direct.index(load) > direct.index(store):
             continue
         li, si = list(load.operands[1:]), list(store.operands[2:])
-        if li != si or any(i in inside for i in li):
-            continue
+        if li != si or any(i in inside for i in [memref, *li]):
+            continue  # the address changes per iteration (a view made in the body included)
         pairs.append((load, store))
     return pairs
 

@@ -120,3 +120,17 @@ def test_scalar_operand_mixed_with_a_block(fn):
     model = _ScalarWithBlock(fn)
     compiled = aten_mlir.compile(torch.export.export(model, (a, b)), target="triton")
     torch.testing.assert_close(compiled(a, b), fn(a, b), equal_nan=True)
+
+
+def test_scan_writing_through_a_view_made_per_iteration():
+    """`cumulative_trapezoid` is a serial scan storing each prefix through a rank-0 subview of
+    the output made inside the loop: not an accumulator to keep in a register."""
+    import aten_mlir
+
+    class Scan(torch.nn.Module):
+        def forward(self, y):
+            return torch.cumulative_trapezoid(y, dx=2.0)
+
+    y = torch.randn(7, dtype=torch.float64)
+    compiled = aten_mlir.compile(torch.export.export(Scan(), (y,)), target="triton")
+    torch.testing.assert_close(compiled(y), Scan()(y))
