@@ -214,6 +214,17 @@ def parse_options(cls: type[ModulePass], text: str) -> dict:
     return values
 
 
+def function_blocks(module_op: ir.Operation) -> list:
+    """The blocks of every function body in `module_op`."""
+    return [
+        b
+        for op in nested_ops(module_op)
+        if op.name == "func.func"
+        for r in op.regions
+        for b in r.blocks
+    ]
+
+
 def nested_ops(root: ir.Operation):
     """Every op nested in `root` (not `root` itself), in order. Iterated, not walked: ops a
     walk callback sees must not outlive it, and passes keep them to rewrite afterwards."""

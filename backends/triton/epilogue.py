@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .kernel import KernelWriter, all_ops
-from .kernel_memory import Stored, dead_after, private, root_of, whole
+from .kernel_memory import Stored, const_int, dead_after, private, root_of, whole
 from .kernel_types import KernelError
 from .matmul import INIT_ATTR, tile_exprs
 from .ops import OPS
@@ -83,7 +83,7 @@ def _c_indices(call: ir.Operation, nest: ir.Operation, deferred) -> list | None:
         return None
     for d, iv in enumerate(indices):
         j = ivs.index(iv)
-        if (_const(lbs[j]), _const(ubs[j]), _const(steps[j])) != (0, t.get_dim_size(d), 1):
+        if (const_int(lbs[j]), const_int(ubs[j]), const_int(steps[j])) != (0, t.get_dim_size(d), 1):
             return None
     operands = {root_of(call.operands[0]), root_of(call.operands[1])}
     freed = {root_of(d.operands[0]) for d in deferred}
@@ -109,13 +109,6 @@ def _accesses(nest: ir.Operation):
             if store:
                 writes.add(root_of(memref))
     return writes, accesses
-
-
-def _const(v: ir.Value):
-    owner = v.owner
-    if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
-        return None
-    return ir.IntegerAttr(owner.operation.attributes["value"]).value
 
 
 def write_tail(name: str, call: ir.Operation, ep: Epilogue, later: list):

@@ -16,9 +16,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func
 
-from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+from aten_mlir.passes.registry import ModulePass, register_pass
 
-from .kernel_memory import _users, root_of
+from .kernel_memory import _users, root_of, writes_between
 from .matmul import LAYOUT_ATTR, is_matmul_call
 from .rematerialize import covers
 
@@ -51,7 +51,7 @@ def _fold(module_block: ir.Block, buffer: ir.Value) -> None:
     store, load, perm, products = found
     source = load.operands[0]
     for call in products:
-        if _touched_between(store.parent, call, root_of(source)):
+        if writes_between(store.parent, call, {root_of(source)}, _operand_read):
             return
     for call in products:
         _retarget(module_block, call, buffer, source, perm)
@@ -111,30 +111,8 @@ def _inside(v: ir.Value, nest: ir.Operation) -> bool:
     return False
 
 
-def _touched_between(nest: ir.Operation, call: ir.Operation, root: ir.Value) -> bool:
-    """Something from `nest` (exclusive) to `call` (inclusive) may write or free `root`."""
-    ops = [o.operation for o in nest.block.operations]
-    for op in ops[ops.index(nest) + 1 : ops.index(call) + 1]:
-        for inner in (op, *nested_ops(op)):
-            for i, v in enumerate(inner.operands):
-                if root_of(v) != root or inner.name in _READS:
-                    continue
-                if inner.name == "memref.store" and i == 0:
-                    continue
-                if is_matmul_call(inner) and i in (0, 1):
-                    continue
-                return True
-    return False
-
-
-_READS = {
-    "memref.load",
-    "memref.subview",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.cast",
-    "memref.reinterpret_cast",
-}
+def _operand_read(op: ir.Operation, i: int) -> bool:
+    return is_matmul_call(op) and i in (0, 1)  # a product's A or B: read, not written
 
 
 def _retarget(module_block, call: ir.Operation, buffer, source, perm: list) -> None:

@@ -21,9 +21,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import scf
 
-from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
-from .kernel_memory import root_of
+from .kernel_memory import const_int, root_of
 from .matmul import is_matmul_call
 
 # ops that may sit between two nests and move above the first (no memory effects on data)
@@ -50,12 +50,8 @@ class FuseRows(ModulePass):
     name: ClassVar[str] = "triton-fuse-rows"
 
     def run(self, module_op: ir.Operation) -> None:
-        blocks = []
-        for op in nested_ops(module_op):
-            if op.name == "func.func":
-                blocks.extend(b for r in op.regions for b in r.blocks)
         with module_op.context:
-            for block in blocks:
+            for block in function_blocks(module_op):
                 _fuse_block(block)
 
 
@@ -139,18 +135,11 @@ def through_unit_dims(memref: ir.Value, indices: list) -> tuple:
         new = []
         for group in groups:
             big = [d for d in group if shape[d] != 1]
-            if len(big) > 1 or any(_const(indices[d]) != 0 for d in group if d not in big):
+            if len(big) > 1 or any(const_int(indices[d]) != 0 for d in group if d not in big):
                 return memref, indices
             new.append(indices[big[0]] if big else indices[group[0]])
         memref, indices = op.operands[0], new
     return memref, indices
-
-
-def _const(v: ir.Value):
-    owner = v.owner
-    if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
-        return None
-    return ir.IntegerAttr(owner.operation.attributes["value"]).value
 
 
 def _lane_positions(accesses, ivs) -> tuple | None:

@@ -18,11 +18,11 @@ from typing import ClassVar
 
 from mlir import ir
 
-from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
 from .epilogue import initializes
 from .fuse_rows import through_unit_dims
-from .kernel_memory import _users, root_of
+from .kernel_memory import _VIEW_OPS, _users, root_of, writes_between
 from .matmul import is_matmul_call
 from .rematerialize import covers, element_slice, iv_map, ops_after, overwrites, replay
 from .view_indices import indices_in, reaches
@@ -37,12 +37,8 @@ class InlineProducers(ModulePass):
     name: ClassVar[str] = "triton-inline-producers"
 
     def run(self, module_op: ir.Operation) -> None:
-        blocks = []
-        for op in nested_ops(module_op):
-            if op.name == "func.func":
-                blocks.extend(b for r in op.regions for b in r.blocks)
         with module_op.context:
-            for block in blocks:
+            for block in function_blocks(module_op):
                 # a producer updated in place by the next nest inlines there first; the next
                 # sweep can then inline that nest into its own readers
                 for _ in range(_SWEEPS):
@@ -116,7 +112,9 @@ def _readers(nest: ir.Operation, store: ir.Operation, memref: ir.Value, program:
             user.name == "memref.load"
             and top.name == "scf.parallel"
             and reaches(user.operands[0], memref)
-            and not _writes_between(nest, top, sources | {root}, user)
+            and not writes_between(
+                nest, top, sources | {root}, lambda op, _, u=user, t=top: _same_element(op, u, t)
+            )
         )
         if ok:
             readers.append((user, top))
@@ -142,7 +140,7 @@ def _after_product(nest: ir.Operation) -> bool:
     product's epilogue, computed on the accumulator tile at no cost."""
     ops = [o.operation for o in nest.block.operations]
     for op in reversed(ops[: ops.index(nest)]):
-        if op.name in _VIEWS or op.name in ("memref.alloc", "arith.constant", "memref.dealloc"):
+        if op.name in _VIEW_OPS or op.name in ("memref.alloc", "arith.constant", "memref.dealloc"):
             continue
         return is_matmul_call(op)
     return False
@@ -158,30 +156,12 @@ def _top_level(op: ir.Operation, nest: ir.Operation) -> ir.Operation | None:
     return None
 
 
-def _writes_between(first: ir.Operation, last: ir.Operation, roots: set, load) -> bool:
-    """Some op after `first` up to `last` (inclusive) may write one of `roots`: a store into
-    one, or any other use of one that is not a load (a call, a copy). In `last` a store to the
-    element `load` reads (an in-place update: each lane reads, then writes its own) is fine."""
-    ops = [o.operation for o in first.block.operations]
-    span = ops[ops.index(first) + 1 : ops.index(last) + 1]
-    for op in span:
-        for inner in (op, *nested_ops(op)):
-            for i, v in enumerate(inner.operands):
-                if root_of(v) not in roots or inner.name in _VIEWS:
-                    continue
-                if inner.name == "memref.load":
-                    continue
-                if inner.name == "memref.store" and (i == 0 or _same_element(inner, load, last)):
-                    continue  # the stored value, or the reader's own element
-                return True
-    return False
-
-
 def _same_element(store: ir.Operation, load: ir.Operation, nest: ir.Operation) -> bool:
     """`store` writes the element `load` reads, after it, in the body of `nest` (not in a loop
     inside, where the next iteration's load would read the store)."""
     return (
-        load.parent == nest
+        store.name == "memref.store"
+        and load.parent == nest
         and store.parent == nest
         and load.is_before_in_block(store)
         and list(store.operands[1:]) == list(load.operands)
@@ -189,10 +169,3 @@ def _same_element(store: ir.Operation, load: ir.Operation, nest: ir.Operation) -
 
 
 _SWEEPS = 4
-_VIEWS = {
-    "memref.subview",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.cast",
-    "memref.reinterpret_cast",
-}

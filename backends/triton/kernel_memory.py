@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from aten_mlir.passes.registry import nested_ops
+
 
 @dataclass
 class Stored:
@@ -110,6 +112,30 @@ def private(root: ir.Value, inside_ops: set) -> bool:
                 continue
             return False
     return True
+
+
+def const_int(v: ir.Value) -> int | None:
+    """The value of an integer or index `arith.constant`, else None."""
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "arith.constant":
+        return None
+    return ir.IntegerAttr(owner.operation.attributes["value"]).value
+
+
+def writes_between(first: ir.Operation, last: ir.Operation, roots: set, allowed) -> bool:
+    """Some op after `first` up to `last` (inclusive, in one block) may write or free one of
+    `roots`: any use of one that is not a view, a load or the value a store writes, unless
+    `allowed(op, operand_index)` says that use only reads."""
+    ops = [o.operation for o in first.block.operations]
+    for op in ops[ops.index(first) + 1 : ops.index(last) + 1]:
+        for inner in (op, *nested_ops(op)):
+            for i, v in enumerate(inner.operands):
+                if root_of(v) not in roots or inner.name in _NO_WRITE:
+                    continue
+                if (inner.name == "memref.store" and i == 0) or allowed(inner, i):
+                    continue
+                return True
+    return False
 
 
 def whole(view: ir.Value) -> bool:

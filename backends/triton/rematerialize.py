@@ -15,10 +15,10 @@ from typing import ClassVar
 
 from mlir import ir
 
-from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
-from .fuse_rows import _const, through_unit_dims
-from .kernel_memory import _users, dead_after, root_of, whole
+from .fuse_rows import through_unit_dims
+from .kernel_memory import _users, const_int, dead_after, root_of, whole
 
 _MAX_OPS = 16  # a longer computation costs more to repeat than the memory round trip
 _PURE = ("arith.", "math.", "index.", "affine.apply")
@@ -34,13 +34,12 @@ class Rematerialize(ModulePass):
     name: ClassVar[str] = "triton-rematerialize"
 
     def run(self, module_op: ir.Operation) -> None:
-        nests = []
-        for op in nested_ops(module_op):
-            if op.name == "func.func":
-                for block in (b for r in op.regions for b in r.blocks):
-                    nests.extend(
-                        o.operation for o in block.operations if o.operation.name == "scf.parallel"
-                    )
+        nests = [
+            o.operation
+            for block in function_blocks(module_op)
+            for o in block.operations
+            if o.operation.name == "scf.parallel"
+        ]
         with module_op.context:
             for nest in reversed(nests):
                 _rematerialize(nest)
@@ -109,7 +108,7 @@ def covers(store: ir.Operation, memref: ir.Value, indices: list, nest: ir.Operat
         op = op.parent
     for iv, size in zip(indices, shape):
         if not isinstance(iv.owner, ir.Block):
-            if size == 1 and _const(iv) == 0:
+            if size == 1 and const_int(iv) == 0:
                 continue  # the one element of a unit dim
             return False
         loop = iv.owner.owner.operation
@@ -118,7 +117,7 @@ def covers(store: ir.Operation, memref: ir.Value, indices: list, nest: ir.Operat
         n = 1 if loop.name == "scf.for" else len(loop.operands) // 3
         k = list(iv.owner.arguments).index(iv)
         lb, ub, step = (loop.operands[j * n + k] for j in range(3))
-        if (_const(lb), _const(ub), _const(step)) != (0, size, 1):
+        if (const_int(lb), const_int(ub), const_int(step)) != (0, size, 1):
             return False
     return True
 
