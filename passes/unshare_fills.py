@@ -24,8 +24,8 @@ def _accumulates_into(user: ir.Operation, operand: int) -> bool:
 @register_pass
 @dataclass(frozen=True)
 class UnshareFills(ModulePass):
-    """Clones a tensor linalg.fill with several accumulating users before each one after the
-    first."""
+    """Clones a tensor linalg.fill right before each op that accumulates into it; the original
+    goes when no reader is left."""
 
     name: ClassVar[str] = "aten-unshare-fills"
 
@@ -36,12 +36,13 @@ class UnshareFills(ModulePass):
             if op.name == "linalg.fill" and isinstance(op.results[0].type, ir.RankedTensorType)
         ]
         for fill in fills:
-            uses = list(fill.results[0].uses)
-            for use in uses[1:]:
+            for use in list(fill.results[0].uses):
                 user = use.owner
                 user = getattr(user, "operation", user)
                 if user.block != fill.block or not _accumulates_into(user, use.operand_number):
                     continue  # readers share the fill; nested users: a clone would not dominate
+                # next to its user, not the shared fill's place: a fill far ahead would be
+                # computed (and stored) by whatever kernel runs there
                 clone = fill.clone(ir.InsertionPoint(user))
                 init = fill.operands[1]
                 if not isinstance(init.owner, ir.Block) and init.owner.name == "tensor.empty":
@@ -49,3 +50,10 @@ class UnshareFills(ModulePass):
                     empty = init.owner.operation.clone(ir.InsertionPoint(clone))
                     clone.operands[1] = empty.results[0]
                 user.operands[use.operand_number] = clone.results[0]
+            if not list(fill.results[0].uses):
+                init = fill.operands[1]
+                fill.erase()
+                owner = init.owner
+                if not isinstance(owner, ir.Block) and owner.name == "tensor.empty":
+                    if not list(init.uses):
+                        owner.operation.erase()

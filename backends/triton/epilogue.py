@@ -16,11 +16,13 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from . import row_epilogue
 from .kernel import KernelWriter, all_ops
-from .kernel_memory import Stored, const_int, dead_after, private, root_of, whole
+from .kernel_memory import Stored, const_int, dead_after, private, root_of
 from .kernel_types import KernelError
-from .matmul import INIT_ATTR, tile_exprs
+from .matmul import tile_exprs
 from .ops import OPS
+from .rematerialize import refills
 
 _HOISTABLE = {
     "arith.constant",
@@ -35,10 +37,17 @@ _HOISTABLE = {
 
 @dataclass
 class Epilogue:
-    nest: ir.Operation  # the scf.parallel over C's space
+    nest: ir.Operation  # the scf.parallel over C's space (or a row nest, see `row`)
     hoisted: list  # host ops between the call and the nest, emitted before the launch
     deferred: list  # deallocations between them, emitted after it
     consumed: int  # how many ops after the call the fused launch stands for
+    row: row_epilogue.RowPlan | None = None  # the plan of the row nest the tail ends with
+    row_nest: ir.Operation | None = None  # that nest when it follows an elementwise `nest`
+    alone: Epilogue | None = None  # the elementwise nest without it (if the row cannot run)
+
+    @property
+    def nests(self) -> list:
+        return [self.nest] + ([self.row_nest] if self.row_nest is not None else [])
 
 
 def find(call: ir.Operation, rest: list) -> Epilogue | None:
@@ -49,10 +58,49 @@ def find(call: ir.Operation, rest: list) -> Epilogue | None:
         elif op.name == "memref.dealloc":
             deferred.append(op)
         elif op.name == "scf.parallel" and _fits(call, op, deferred):
-            return Epilogue(op, hoisted, deferred, i + 1)
+            ep = Epilogue(op, hoisted, deferred, i + 1)
+            return _then_row(call, ep, rest) or ep
+        elif op.name == "scf.parallel":
+            c = call.operands[2]
+            tiles = {c: list(range(ir.MemRefType(c.type).rank))}
+            row = row_epilogue.plan(call, op, deferred, tiles)
+            return None if row is None else Epilogue(op, hoisted, deferred, i + 1, row)
         else:
             return None
     return None
+
+
+def _then_row(call: ir.Operation, ep: Epilogue, rest: list) -> Epilogue | None:
+    """`ep` followed by the row nest after it (a residual add, then the layer norm of the
+    sum), when that nest reads the tile's values at whole rows."""
+    hoisted, deferred = list(ep.hoisted), list(ep.deferred)
+    for i in range(ep.consumed, len(rest)):
+        op = rest[i]
+        if op.name in _HOISTABLE:
+            hoisted.append(op)
+        elif op.name == "memref.dealloc":
+            deferred.append(op)
+        elif op.name != "scf.parallel" or _c_indices(call, ep.nest, deferred) is None:
+            return None
+        else:
+            row = row_epilogue.plan(call, op, deferred, _tiles(call, ep.nest, deferred))
+            if row is None:
+                return None
+            return Epilogue(ep.nest, hoisted, deferred, i + 1, row, op, ep)
+    return None
+
+
+def _tiles(call: ir.Operation, nest: ir.Operation, deferred) -> dict:
+    """{memref: the C dim of each of its dims} of C and of what `nest` (an elementwise
+    epilogue) stores at the tile's elements: what a row nest after it reads from registers."""
+    c = call.operands[2]
+    dim_of = {iv: d for d, iv in enumerate(_c_indices(call, nest, deferred))}
+    tiles = {c: list(range(ir.MemRefType(c.type).rank))}
+    for op in nest.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name == "memref.store" and all(i in dim_of for i in op.operands[2:]):
+            tiles[op.operands[1]] = [dim_of[i] for i in op.operands[2:]]
+    return tiles
 
 
 def _fits(call: ir.Operation, nest: ir.Operation, deferred) -> bool:
@@ -115,7 +163,25 @@ def write_tail(name: str, call: ir.Operation, ep: Epilogue, later: list):
     """(KernelWriter holding the tail's lines and params, whether C must still be stored);
     `later`: the ops after the nest."""
     c = call.operands[2]
-    w = KernelWriter(name, ep.nest, "tile")
+    if ep.row is None:
+        w = KernelWriter(name, ep.nest, "tile")
+        _emit_elementwise(w, call, ep)
+    else:
+        w = row_epilogue.RowTailWriter(name, ep.nest)
+        if ep.row_nest is not None:
+            _emit_elementwise(w, call, ep)
+        row_epilogue.emit(w, call, ep.row_nest or ep.nest, ep.row)
+    root = root_of(c)
+    store_c = not private(root, {call, *(op for nest in ep.nests for op in all_ops(nest))})
+    if store_c and call.parent.name == "func.func":
+        store_c = not dead_after(root, c, later, refills)
+    if any(p.kind == "count" for p in w.params):
+        raise KernelError("an epilogue needs the nest's trip counts")
+    return w, store_c
+
+
+def _emit_elementwise(w: KernelWriter, call: ir.Operation, ep: Epilogue) -> None:
+    c = call.operands[2]
     indices = _c_indices(call, ep.nest, ep.deferred)
     for iv, expr in zip(indices, tile_exprs(call)):
         w.names[iv] = expr
@@ -125,22 +191,3 @@ def write_tail(name: str, call: ir.Operation, ep: Epilogue, later: list):
     w.read.discard(addr.split(" ")[0])
     w.memory.stored[addr] = Stored("accv", True, -1, root_of(c))
     w.emit_block(ep.nest.regions[0].blocks[0])
-    root = root_of(c)
-    store_c = not private(root, {call, *all_ops(ep.nest)})
-    if store_c and call.parent.name == "func.func":
-        store_c = not dead_after(root, c, later, initializes)
-    if any(p.kind == "count" for p in w.params):
-        raise KernelError("an epilogue needs the nest's trip counts")
-    return w, store_c
-
-
-def initializes(op: ir.Operation, view: ir.Value) -> bool:
-    """`op` is a product that fills all of `view` (or all of its buffer) as its C, reading
-    neither A nor B from it."""
-    if op.name != "func.call" or INIT_ATTR not in op.attributes:
-        return False
-    if root_of(op.operands[2]) != root_of(view):
-        return False
-    if op.operands[2] != view and not whole(op.operands[2]):
-        return False
-    return root_of(view) not in (root_of(op.operands[0]), root_of(op.operands[1]))

@@ -16,11 +16,11 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func
 
-from aten_mlir.passes.registry import ModulePass, register_pass
+from aten_mlir.passes.registry import ModulePass, function_blocks, register_pass
 
 from .kernel_memory import _users, root_of, writes_between
 from .matmul import LAYOUT_ATTR, is_matmul_call
-from .rematerialize import covers
+from .rematerialize import ops_after, overwrites, refills
 
 
 @register_pass
@@ -33,45 +33,46 @@ class FoldCopiesIntoProducts(ModulePass):
     def run(self, module_op: ir.Operation) -> None:
         module_block = module_op.regions[0].blocks[0]
         with module_op.context, ir.Location.unknown():
-            for fn in [op.operation for op in module_block.operations]:
-                if fn.name != "func.func" or not fn.regions[0].blocks:
-                    continue
-                for op in [o.operation for o in fn.regions[0].blocks[0].operations]:
-                    if is_matmul_call(op) and LAYOUT_ATTR in op.attributes:
-                        for i in (0, 1):
-                            _fold(module_block, op.operands[i])
+            for block in function_blocks(module_op):
+                # a fold erases product calls: rescan the block until nothing folds
+                while any(
+                    _fold(module_block, op, op.operands[i])
+                    for op in [o.operation for o in block.operations]
+                    if is_matmul_call(op) and LAYOUT_ATTR in op.attributes
+                    for i in (0, 1)
+                ):
+                    pass
 
 
-def _fold(module_block: ir.Block, buffer: ir.Value) -> None:
+def _fold(module_block: ir.Block, call: ir.Operation, buffer: ir.Value) -> bool:
     if isinstance(buffer.owner, ir.Block) or buffer.owner.operation.name != "memref.alloc":
-        return
-    found = _copy_into(buffer)
+        return False
+    found = _copy_into(buffer, call)
     if found is None:
-        return
+        return False
     store, load, perm, products = found
     source = load.operands[0]
-    for call in products:
-        if writes_between(store.parent, call, {root_of(source)}, _operand_read):
-            return
-    for call in products:
-        _retarget(module_block, call, buffer, source, perm)
-    store.erase()
-    if not list(load.results[0].uses):
-        load.erase()
+    for product in products:
+        if writes_between(store.parent, product, {root_of(source)}, _operand_read):
+            return False
+    for product in products:
+        _retarget(module_block, product, buffer, source, perm)
+    store.parent.erase()
+    return True
 
 
-def _copy_into(buffer: ir.Value):
-    """(store, load, perm, product calls) when `buffer` is filled by one nest storing
-    `load(source)[perm(ivs)]` at every element and read only by products as A or B."""
-    found = _store_and_products(buffer)
-    if found is None:
+def _copy_into(buffer: ir.Value, call: ir.Operation):
+    """(store, load, perm, product calls) when the nest that last filled `buffer` before `call`
+    stores `load(source)[perm(ivs)]` at every element and only products read it as A or B."""
+    nest = _last_writer(buffer, call)
+    if nest is None or not overwrites(nest, buffer):
         return None
-    store, products = found
-    nest = store.parent
-    if nest.name != "scf.parallel" or nest.block != products[0].block:
+    products = _products_reading(nest, buffer)
+    store = next(u for u in _users(buffer) if u.name == "memref.store" and _within(u, nest))
+    if not products or store.operands[1] != buffer:
         return None
     ivs = list(nest.regions[0].blocks[0].arguments)
-    if list(store.operands[2:]) != ivs or not covers(store, buffer, ivs, nest):
+    if list(store.operands[2:]) != ivs or store.parent != nest:
         return None
     value = store.operands[0]
     if isinstance(value.owner, ir.Block) or value.owner.operation.name != "memref.load":
@@ -80,25 +81,51 @@ def _copy_into(buffer: ir.Value):
     indices = list(load.operands[1:])
     if load.parent != nest or len(indices) != len(ivs) or set(indices) != set(ivs):
         return None  # not a permutation of the nest's ivs
-    if _inside(load.operands[0], nest) or not all(nest.is_before_in_block(c) for c in products):
-        return None
+    if _inside(load.operands[0], nest) or len(list(nest.regions[0].blocks[0].operations)) != 3:
+        return None  # the nest does more than the copy (load, store, scf.reduce)
     return store, load, [indices.index(iv) for iv in ivs], products
 
 
-def _store_and_products(buffer: ir.Value):
-    """(the one store into `buffer`, the products reading it as A or B) when nothing else but
-    its deallocation uses it."""
-    stores, products = [], []
+def _last_writer(buffer: ir.Value, call: ir.Operation) -> ir.Operation | None:
+    """The top-level op before `call` that last touched `buffer`'s allocation."""
+    tops = {_top(u, call.block) for u in _users(buffer)}
+    before = [o.operation for o in call.block.operations]
+    before = before[: before.index(call)]
+    return next((op for op in reversed(before) if op in tops), None)
+
+
+def _products_reading(nest: ir.Operation, buffer: ir.Value) -> list | None:
+    """The products reading what `nest` stored in `buffer` (as A or B, the buffer itself), up to
+    its next full overwrite (the bufferizer reuses buffers); None when anything else reads it."""
+    later = ops_after(nest)
+    horizon = next(
+        (i for i, op in enumerate(later) if refills(op, buffer)),
+        len(later),
+    )
+    window = set(later[:horizon])
+    products = []
     for user in _users(buffer):
-        if user.name == "memref.store" and user.operands[1] == buffer:
-            stores.append(user)
-        elif is_matmul_call(user) and LAYOUT_ATTR in user.attributes:
-            if user.operands[2] == buffer or all(v != buffer for v in list(user.operands)[:2]):
-                return None
-            products.append(user)
-        elif user.name != "memref.dealloc":
+        top = _top(user, nest.block)
+        if top not in window or user.name == "memref.dealloc":
+            continue
+        if not (is_matmul_call(user) and LAYOUT_ATTR in user.attributes) or top != user:
             return None
-    return (stores[0], products) if len(stores) == 1 and products else None
+        if user.operands[2] == buffer or all(v != buffer for v in list(user.operands)[:2]):
+            return None
+        products.append(user)
+    return products
+
+
+def _top(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
+    while op is not None and op.name != "func.func":
+        if op.block == block:
+            return op
+        op = op.parent
+    return None
+
+
+def _within(op: ir.Operation, nest: ir.Operation) -> bool:
+    return _top(op, nest.block) == nest
 
 
 def _inside(v: ir.Value, nest: ir.Operation) -> bool:

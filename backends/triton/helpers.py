@@ -32,6 +32,42 @@ def minimum_nan(a, b):
     return tl.where(a != a, a, tl.where(b != b, b, tl.minimum(a, b)))
 
 
+# combining functions of `tl.reduce` (a row tail's reductions, row_epilogue.py)
+@triton.jit
+def add(a, b):
+    return a + b
+
+
+@triton.jit
+def mul(a, b):
+    return a * b
+
+
+@triton.jit
+def max_num(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def min_num(a, b):
+    return tl.minimum(a, b)
+
+
+@triton.jit
+def bit_or(a, b):
+    return a | b
+
+
+@triton.jit
+def bit_and(a, b):
+    return a & b
+
+
+@triton.jit
+def bit_xor(a, b):
+    return a ^ b
+
+
 @triton.jit
 def _signbit(x):
     return (x.to(tl.float64).to(tl.int64, bitcast=True) < 0).to(tl.int32)

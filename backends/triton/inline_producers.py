@@ -20,11 +20,10 @@ from mlir import ir
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
-from .epilogue import initializes
 from .fuse_rows import through_unit_dims
 from .kernel_memory import _VIEW_OPS, _users, root_of, writes_between
 from .matmul import is_matmul_call
-from .rematerialize import covers, element_slice, iv_map, ops_after, overwrites, replay
+from .rematerialize import covers, element_slice, iv_map, ops_after, refills, replay
 from .view_indices import indices_in, reaches
 
 
@@ -97,7 +96,7 @@ def _readers(nest: ir.Operation, store: ir.Operation, memref: ir.Value, program:
     # the buffer's next full overwrite (the bufferizer reuses buffers): readers from there on
     # read another tensor, as the users before the nest did
     horizon = next(
-        (i for i, op in enumerate(later) if overwrites(op, memref) or initializes(op, memref)),
+        (i for i, op in enumerate(later) if refills(op, memref)),
         len(later),
     )
     position = {op: i for i, op in enumerate(later)}

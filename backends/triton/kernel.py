@@ -21,9 +21,10 @@ from mlir import ir
 from aten_mlir.dialects import describe_location
 from aten_mlir.passes.registry import nested_ops
 
-from .kernel_memory import Memory, private, root_of
+from .kernel_memory import Memory, dead_after, private, root_of
 from .kernel_types import Kernel, KernelError, Param, View, param_signature, tl_type
 from .ops import OPS
+from .rematerialize import ops_after, refills
 
 
 class _NeedScalar(Exception):
@@ -58,6 +59,7 @@ class KernelWriter:
         self.views: dict = {}
         self.params: list[Param] = []
         self.param_of: dict = {}
+        self.span = [root]  # the nests the kernel runs, in order (a tail may chain two)
         self.inside = _defined_inside(root)
         self.counter = 0
         self.locations: dict[str, None] = {}
@@ -206,8 +208,9 @@ class KernelWriter:
         )
 
     def _drop_dead_stores(self) -> None:
-        """Stores to a buffer only this kernel uses, when no load of it is left (forwarding
-        removed them all), write what nothing reads."""
+        """Stores to a buffer only this kernel uses (or that the program refills or frees before
+        reading it again), when no load of it is left here (forwarding removed them all), write
+        what nothing reads."""
         loaded = {
             self.ptr_root[p]
             for p in self.ptr_root
@@ -219,10 +222,17 @@ class KernelWriter:
             if root in loaded:
                 continue
             if inside_ops is None:
-                inside_ops = set(all_ops(self.root))
+                inside_ops = {op for nest in self.span for op in all_ops(nest)}
             text = self.lines[line]
-            if text and private(root, inside_ops):
+            if text and (private(root, inside_ops) or self._dead_after(root)):
                 self.lines[line] = text[: len(text) - len(text.lstrip())] + "pass"
+
+    def _dead_after(self, root: ir.Value) -> bool:
+        # a kernel inside a host loop runs again: its later ops are not all that follows
+        last = self.span[-1]
+        if last.parent is None or last.parent.name != "func.func":
+            return False
+        return dead_after(root, root, ops_after(last), refills)
 
     def store_line(self, addr: str, memref: ir.Value, value: str, block: bool, mask: str) -> None:
         ptr = addr.split(" ")[0]

@@ -109,6 +109,14 @@ def matmul_blocks(m: int, n: int, k: int) -> tuple[int, int, int]:
     return fit(m, 64), fit(n, 64), fit(k, 32)
 
 
+def row_blocks(m: int, n: int, k: int) -> tuple[int, int, int]:
+    """Tile sizes for a product whose tail reduces along its rows: one column tile holds a
+    whole row; fewer rows per tile as rows grow, to keep the tile at most 64 x 64 elements."""
+    bm, _, bk = matmul_blocks(m, n, k)
+    bn = max(16, 1 << max(n - 1, 1).bit_length())
+    return max(16, min(bm, 4096 // bn)), bn, bk
+
+
 def matmul_precision(a: torch.Tensor) -> str:
     if a.dtype == torch.float32 and torch.get_float32_matmul_precision() == "highest":
         return "ieee"

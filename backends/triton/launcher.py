@@ -137,17 +137,20 @@ class SegmentWriter:
         locations = [loc] if loc != "<unknown>" else []
         found = epilogue.find(op, rest)
         tail, store_c = None, True
-        if found is not None:
+        while found is not None:
             try:
                 tail, store_c = epilogue.write_tail(name, op, found, rest[found.consumed :])
+                break
             except (_NeedScalar, KernelError):
-                found = None
+                found = found.alone  # without the row nest that could not be written
         kernel = matmul.kernel(name, op, locations, tail, store_c)
         self.kernels.append(kernel)
         for host_op in found.hoisted if found else []:
             self.emit_op(host_op)
         extra = self._args(kernel.params[3:], []) if tail is not None else ""
-        grid, args = matmul.launch_args(self, op, extra)
+        grid, args = matmul.launch_args(
+            self, op, extra, rows=found is not None and found.row is not None
+        )
         self.emit("if M * N * B0 * B1 > 0:")
         self.depth += 1
         self.emit(f"{name}[{grid}]({args})")

@@ -45,6 +45,7 @@ from aten_mlir.backends.triton.launch import (
     maximumf,
     minimumf,
     round_half_away,
+    row_blocks,
     scalar,
     store,
     subview,

@@ -268,10 +268,10 @@ def kernel(name: str, call: ir.Operation, locations: list[str], tail=None, store
     return Kernel(name, mode, header + source, params + extra, [], locations, reads, writes)
 
 
-def launch_args(w, call: ir.Operation, extra: str = "") -> tuple[str, str]:
+def launch_args(w, call: ir.Operation, extra: str = "", rows: bool = False) -> tuple[str, str]:
     """(grid, arguments) of the launch: operands viewed as (B0, B1, M, K) x (B0, B1, K, N) into
     (B0, B1, M, N) by the layout the outlining recorded (permutes, unit dims, stride-0
-    broadcasts: views only, no copy)."""
+    broadcasts: views only, no copy); `rows`: a row tail needs whole rows in a tile."""
     if conv.is_conv_call(call):
         return conv.launch_args(w, call, extra)
     layout = ir.StringAttr(call.attributes[LAYOUT_ATTR]).value
@@ -289,7 +289,7 @@ def launch_args(w, call: ir.Operation, extra: str = "") -> tuple[str, str]:
     w.emit("mm_b = mm_b.expand(mm_c.shape[0], mm_c.shape[1], -1, -1, -1)")
     w.emit("B0, B1, M, K, K2 = mm_a.shape")
     w.emit("N = mm_b.shape[3]")
-    w.emit("BM, BN, BK = matmul_blocks(M, N, K)")
+    w.emit(f"BM, BN, BK = {'row_blocks' if rows else 'matmul_blocks'}(M, N, K)")
     grid = "(cdiv(M, BM), cdiv(N, BN), B0 * B1)"
     args = (
         "mm_a, mm_b, mm_c, M, N, K, K2, B1, *mm_a.stride(), *mm_b.stride(), *mm_c.stride(), "

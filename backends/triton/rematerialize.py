@@ -19,6 +19,7 @@ from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, r
 
 from .fuse_rows import through_unit_dims
 from .kernel_memory import _users, const_int, dead_after, root_of, whole
+from .matmul import INIT_ATTR
 
 _MAX_OPS = 16  # a longer computation costs more to repeat than the memory round trip
 _PURE = ("arith.", "math.", "index.", "affine.apply")
@@ -73,24 +74,55 @@ def _rematerialize(nest: ir.Operation) -> None:
                 replay(program, store.operands[0], iv_map(indices, idx), load)
             later = ops_after(nest)
             if not any(u in inside for u in _users(root) if u != store) and dead_after(
-                root, memref, later, overwrites
+                root, memref, later, refills
             ):
                 store.erase()
 
 
 def overwrites(op: ir.Operation, view: ir.Value) -> bool:
     """`op` is a nest that fills all of `view`'s buffer and reads none of it (the next nest to
-    use a reused buffer)."""
+    use a reused buffer), or reads only elements its lanes stored first (a reduction's
+    accumulator initialised in the nest)."""
     if op.name != "scf.parallel":
         return False
     root = root_of(view)
-    inside = {op, *nested_ops(op)}
-    touching = [u for u in _users(root) if u in inside]
-    if len(touching) != 1 or touching[0].name != "memref.store":
+    order = {o: i for i, o in enumerate(nested_ops(op))}
+    touching = sorted((u for u in _users(root) if u in order), key=order.get)
+    if not touching or touching[0].name != "memref.store":
         return False
     store = touching[0]
     memref, indices = through_unit_dims(store.operands[1], list(store.operands[2:]))
-    return whole(memref) and covers(store, memref, indices, op)
+    if not (whole(memref) and covers(store, memref, indices, op)):
+        return False
+    return len(touching) == 1 or (
+        store.parent == op and all(_same_place(u, memref, indices) for u in touching)
+    )
+
+
+def _same_place(access: ir.Operation, memref: ir.Value, indices: list) -> bool:
+    if access.name not in ("memref.load", "memref.store"):
+        return False
+    first = 1 if access.name == "memref.load" else 2
+    m, idx = through_unit_dims(access.operands[first - 1], list(access.operands[first:]))
+    return m == memref and idx == indices
+
+
+def initializes(op: ir.Operation, view: ir.Value) -> bool:
+    """`op` is a product that fills all of `view` (or all of its buffer) as its C, reading
+    neither A nor B from it."""
+    if op.name != "func.call" or INIT_ATTR not in op.attributes:
+        return False
+    if root_of(op.operands[2]) != root_of(view):
+        return False
+    if op.operands[2] != view and not whole(op.operands[2]):
+        return False
+    return root_of(view) not in (root_of(op.operands[0]), root_of(op.operands[1]))
+
+
+def refills(op: ir.Operation, view: ir.Value) -> bool:
+    """`op` fills all of `view`'s buffer before reading any of it: a nest, or a product's C
+    (where the bufferizer reused the buffer, the tensor it held before is dead from there on)."""
+    return overwrites(op, view) or initializes(op, view)
 
 
 def covers(store: ir.Operation, memref: ir.Value, indices: list, nest: ir.Operation) -> bool:

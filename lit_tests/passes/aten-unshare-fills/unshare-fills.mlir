@@ -1,11 +1,15 @@
 // RUN: aten-opt %s -p aten-unshare-fills | FileCheck %s
 
-// Two sums accumulating into one CSE'd zero get a fill each (bufferization would copy it).
+// Two sums accumulating into one CSE'd zero get a fill each (bufferization would copy it),
+// right before each: a fill left ahead of the first sum would be computed by its kernel.
 // CHECK-LABEL: func.func @two_sums
-// CHECK: %[[F1:.+]] = linalg.fill
-// CHECK: %[[F2:.+]] = linalg.fill
-// CHECK: linalg.generic {{.*}} outs(%[[F2]] :
-// CHECK: linalg.generic {{.*}} outs(%[[F1]] :
+// CHECK: %[[E1:.+]] = tensor.empty
+// CHECK-NEXT: %[[F1:.+]] = linalg.fill {{.*}} outs(%[[E1]] :
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[F1]] :
+// CHECK: %[[E2:.+]] = tensor.empty
+// CHECK-NEXT: %[[F2:.+]] = linalg.fill {{.*}} outs(%[[E2]] :
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[F2]] :
+// CHECK-NOT: linalg.fill
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #red = affine_map<(d0, d1) -> (d0)>
 func.func @two_sums(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
