@@ -2,8 +2,8 @@
 
 Importing the package registers its passes (`triton-outline-matmul`, `triton-fold-transposes`,
 `triton-split-contraction-prologue`, `triton-fold-padding`, `triton-fold-copies-into-products`,
-`triton-inline-producers`, `triton-sink-loops`, `triton-fuse-rows`, `triton-rematerialize`) and
-nothing heavier; torch and triton load when a program is built."""
+`triton-inline-producers`, `triton-sink-loops`, `triton-fuse-rows`, `triton-rematerialize`,
+`triton-unalias-epilogues`) and nothing heavier; torch and triton load when a program is built."""
 
 from . import (  # noqa: F401  (register their passes)
     fold_copies,
@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (register their passes)
     prologue,
     rematerialize,
     sink_loops,
+    unalias_epilogues,
 )
 from .kernel_types import KernelError
 

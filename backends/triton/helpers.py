@@ -32,6 +32,25 @@ def minimum_nan(a, b):
     return tl.where(a != a, a, tl.where(b != b, b, tl.minimum(a, b)))
 
 
+@triton.jit
+def to_bf16(x):
+    """float32 -> bfloat16 rounding to nearest even, as torch does (Triton's interpreter
+    truncates; on a GPU the final conversion is exact)."""
+    bits = x.to(tl.uint32, bitcast=True)
+    rounded = bits + 0x7FFF + ((bits >> 16) & 1)
+    y = ((rounded >> 16) << 16).to(tl.float32, bitcast=True)
+    return tl.where(x != x, x, y).to(tl.bfloat16)
+
+
+@triton.jit
+def cast_to(x, dtype: tl.constexpr):
+    """`x.to(dtype)`, bfloat16 rounded to nearest even (see to_bf16)."""
+    if dtype == tl.bfloat16:
+        return to_bf16(x.to(tl.float32))
+    else:
+        return x.to(dtype)
+
+
 # combining functions of `tl.reduce` (a row tail's reductions, row_epilogue.py)
 @triton.jit
 def add(a, b):

@@ -252,7 +252,7 @@ def kernel(name: str, call: ir.Operation, locations: list[str], tail=None, store
     )
     if init is None:
         source += _ACCUMULATE
-    source += "    accv = acc.to(c.dtype.element_ty)\n"
+    source += "    accv = H.cast_to(acc, c.dtype.element_ty)\n"
     if store_c:
         source += _STORE
     reads, writes = {"a", "b"} | ({"c"} if init is None else set()), {"c"} if store_c else set()

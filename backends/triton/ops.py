@@ -213,15 +213,22 @@ def _cmpf(k, op):
     "arith.index_cast",
 )
 def _convert(k, op):
-    return f"{k.t(op.operands[0])}.to({k.tl_type(op.results[0].type)})"
+    to = op.results[0].type
+    if isinstance(to, ir.BF16Type):  # through float32, as torch converts
+        return f"H.to_bf16({k.t(op.operands[0])}.to(tl.float32))"
+    return f"{k.t(op.operands[0])}.to({k.tl_type(to)})"
 
 
 @emits("arith.extui", "arith.uitofp", "arith.index_castui")
 def _from_unsigned(k, op):
     src = op.operands[0].type
-    if isinstance(src, ir.IntegerType) and ir.IntegerType(src).width == 1:
-        return f"{k.t(op.operands[0])}.to({k.tl_type(op.results[0].type)})"
-    return f"{k.unsigned(k.t(op.operands[0]), src)}.to({k.tl_type(op.results[0].type)})"
+    to = op.results[0].type
+    x = k.t(op.operands[0])
+    if not (isinstance(src, ir.IntegerType) and ir.IntegerType(src).width == 1):
+        x = k.unsigned(x, src)
+    if isinstance(to, ir.BF16Type):
+        return f"H.to_bf16({x}.to(tl.float32))"
+    return f"{x}.to({k.tl_type(to)})"
 
 
 @emits("arith.fptoui")

@@ -35,6 +35,13 @@ def _nbytes(t) -> int:
     return n * t.element_size()
 
 
+def _distinct_bytes(tensors) -> int:
+    """The bytes of `tensors`, a memory two views name (a buffer and its reshape) once: a
+    kernel reading it through both moves it once."""
+    seen = {(t.data_ptr(), _nbytes(t)) for t in tensors if isinstance(t, torch.Tensor)}
+    return sum(n for _, n in seen)
+
+
 def trace(compiled, *args, **kwargs) -> tuple[list[Launch], object]:
     """Calls `compiled` once; returns every kernel launch with its traffic, and the result."""
     library = compiled.library
@@ -76,8 +83,8 @@ class _Recorder:
                 extra = len(names) - 3
                 values = [*args[:3], *(args[len(args) - extra :] if extra else [])]
             by_name = dict(zip(names, values))
-            read = sum(_nbytes(by_name.get(p)) for p in self.kernel.reads)
-            written = sum(_nbytes(by_name.get(p)) for p in self.kernel.writes)
+            read = _distinct_bytes(by_name.get(p) for p in self.kernel.reads)
+            written = _distinct_bytes(by_name.get(p) for p in self.kernel.writes)
             operands = None
             if self.kernel.mode in ("matmul", "conv"):
                 # the operands, which a tensor-core product must read from memory; its result

@@ -134,3 +134,21 @@ def test_scan_writing_through_a_view_made_per_iteration():
     y = torch.randn(7, dtype=torch.float64)
     compiled = aten_mlir.compile(torch.export.export(Scan(), (y,)), target="triton")
     torch.testing.assert_close(compiled(y), Scan()(y))
+
+
+@triton.jit
+def _to_bf16(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    m = i < n
+    tl.store(out_ptr + i, H.to_bf16(tl.load(x_ptr + i, mask=m)), mask=m)
+
+
+def test_bfloat16_rounds_to_nearest_even():
+    # halfway cases both ways, values truncation gets wrong, overflow to inf, NaN; no
+    # denormals: the interpreter's own bfloat16 conversion mangles them (a GPU's is exact)
+    x = torch.tensor(
+        [-8.4784, 1.00390625, 1.01171875, -2.3950, 3.3961e38, *SPECIAL, *torch.randn(64)]
+    )
+    out = torch.empty(x.numel(), dtype=torch.bfloat16)
+    _to_bf16[(1,)](x, out, x.numel(), BLOCK=128)
+    torch.testing.assert_close(out, x.to(torch.bfloat16), atol=0, rtol=0, equal_nan=True)
