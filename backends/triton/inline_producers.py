@@ -82,7 +82,7 @@ def _element_function(nest: ir.Operation):
     memref, indices = through_unit_dims(store.operands[1], list(store.operands[2:]))
     if not covers(store, memref, indices, nest):
         return None
-    program = element_slice(store.operands[0], set(indices), inside, {root})
+    program = element_slice(store.operands[0], set(indices), inside, {root}, _MAX_OPS)
     return None if program is None else (store, memref, indices, program)
 
 
@@ -168,3 +168,7 @@ def _same_element(store: ir.Operation, load: ir.Operation, nest: ir.Operation) -
 
 
 _SWEEPS = 4
+# a producer's ops repeated per read: its readers read an element a few times at most (a
+# pooling window), and the memory round trip it saves is worth more (training batch norm's
+# normalize-and-ReLU is 17 ops)
+_MAX_OPS = 24

@@ -183,9 +183,12 @@ def _is_iv(v: ir.Value, inside: set) -> bool:
     return isinstance(v.owner, ir.Block) and v.owner.owner.operation in inside
 
 
-def element_slice(value: ir.Value, ivs: set, inside: set, written: set) -> list | None:
+def element_slice(
+    value: ir.Value, ivs: set, inside: set, written: set, max_ops: int = _MAX_OPS
+) -> list | None:
     """The ops inside the nest that compute `value`, in order; None when one is impure, reads
-    a buffer the nest writes, or uses a loop index the store's indices do not name."""
+    a buffer the nest writes, uses a loop index the store's indices do not name, or there are
+    more than `max_ops`."""
     order, seen = [], set()
 
     def visit(v: ir.Value) -> bool:
@@ -206,7 +209,7 @@ def element_slice(value: ir.Value, ivs: set, inside: set, written: set) -> list 
         if not all(visit(x) for x in op.operands):
             return False
         order.append(op)
-        return len(order) <= _MAX_OPS
+        return len(order) <= max_ops
 
     return order if visit(value) else None
 

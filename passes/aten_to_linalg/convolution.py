@@ -66,8 +66,10 @@ def _grouped_generic(rw, xg, wg, og, stride, dilation):
     ]
     acc = tensor_type(og).element_type
 
+    add, mul = (arith.addf, arith.mulf) if is_float(acc) else (arith.addi, arith.muli)
+
     def body(a, b, out):
-        return arith.addf(out, arith.mulf(convert(a, acc), convert(b, acc)))
+        return add(out, mul(convert(a, acc), convert(b, acc)))
 
     iters = [PARALLEL] * (3 + n) + [REDUCTION] * (1 + n)
     return rw.generic([xg, wg], [og], maps, iters, body)[0]
@@ -144,14 +146,21 @@ def convolution(
     return conv_nd(rw, x, w, bias_init(rw, bias, out_sizes, acc), stride, dilation, groups)
 
 
+def _numeric(t: ir.Type) -> bool:
+    """A float, or a signed integer wider than bool (torch's CPU convolution runs int8..int64)."""
+    if is_float(t):
+        return True
+    return isinstance(t, ir.IntegerType) and t.is_signless and ir.IntegerType(t).width > 1
+
+
 @register_lowering("aten.convolution")
 def lower_convolution(op, rw):
     """aten.convolution -> linalg.conv_*d_nc*_fc* / conv_2d_ngchw_gfchw / generic, linalg.copy"""
     a = rw.args
     x, w, bias = a["input"], a["weight"], a.get("bias")
     result = rw.result_type()
-    if not is_float(result.element_type) or not is_float(tensor_type(x).element_type):
-        return None  # torch's CPU convolutions are float-only
+    if not all(_numeric(t) for t in (result.element_type, tensor_type(x).element_type)):
+        return None  # bool, unsigned and complex: torch's CPU convolutions reject them
     wt = tensor_type(w)
     n = wt.rank - 2
     stride, padding, dilation = (_expand_list(a[k], n) for k in ("stride", "padding", "dilation"))

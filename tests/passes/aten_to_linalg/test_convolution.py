@@ -107,6 +107,31 @@ def test_convolution_nan_and_reduced_float():
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int8])
+def test_integer_convolution_wraps_like_eager(dtype):
+    # int8 sums overflow: eager wraps them, and so must the lowered accumulation
+    g = torch.Generator().manual_seed(3)
+    x = torch.randint(-60, 60, (2, 4, 7, 7), generator=g).to(dtype)
+    w = torch.randint(-60, 60, (6, 2, 3, 3), generator=g).to(dtype)
+    b = torch.randint(-5, 5, (6,), generator=g).to(dtype)
+    assert_lowers(
+        "aten.convolution",
+        [x, w, b],
+        names=["input", "weight", "bias"],
+        atol=0,
+        rtol=0,
+        **_conv_kwargs(2, stride=2, padding=1, groups=2),
+    )
+    assert_lowers(  # 1-d grouped: a linalg.generic of its own
+        "aten.convolution",
+        [x[:, :, 0], w[:, :, 0], b],
+        names=["input", "weight", "bias"],
+        atol=0,
+        rtol=0,
+        **_conv_kwargs(1, stride=2, padding=1, groups=2),
+    )
+
+
 class _Net(torch.nn.Module):
     def __init__(self):
         super().__init__()
