@@ -22,6 +22,8 @@ def lower_gather(op, rw):
     self_, index, dim = rw.args["self"], rw.args["index"], rw.args["dim"]
     if not movable(self_):
         return None
+    if 0 in tensor_type(index).shape:  # nothing to read (torch then takes any index dtype)
+        return rw.empty(rw.result_type(), rw.sizes(index))
     index, uns = signless(rw, index)
     if index is None:
         return None

@@ -45,6 +45,11 @@ def test_gather_edges():
     )
     empty = torch.zeros(0, 4, dtype=torch.int64)
     assert_lowers("aten.gather", [_floats(3, 4), empty], names=["self", "index"], dim=0)
+    # an empty uint8 index (torch takes any dtype when there is nothing to read), of a rank
+    # other than the input's
+    for shape in [(0,), (2, 0)]:
+        empty = torch.zeros(shape, dtype=torch.uint8)
+        assert_lowers("aten.gather", [_floats(5), empty], names=["self", "index"], dim=0)
 
 
 @pytest.mark.parametrize("dynamic", [False, True])
