@@ -50,9 +50,10 @@ class MergeSlabs(ModulePass):
                     if piece is not None:
                         roots.setdefault(root_of(piece.view), []).append(piece)
                 for root, pieces in roots.items():
-                    group = _slabs(root, pieces)
-                    if group is not None:
+                    # a reused buffer is a cat's in each layer: every group merges
+                    while (group := _slabs(root, pieces)) is not None:
                         _merge(root, *group)
+                        pieces = [p for p in pieces if all(p is not q for q in group[1])]
 
 
 def _piece(op: ir.Operation) -> _Piece | None:
@@ -101,6 +102,8 @@ def _slabs(root: ir.Value, pieces: list):
     """(cat dim, the pieces in order of offset) when consecutive writers fill all of `root`
     along one dim, nothing else touching it in between, and none of their sources changes
     before the last of them."""
+    if len(pieces) < 2:
+        return None
     shape = ir.MemRefType(root.type).shape
     block = pieces[0].writer.block
     order = [o.operation for o in block.operations]

@@ -67,3 +67,45 @@ func.func @read_in_between(%x: memref<2x8xf32>, %o: memref<2x4xf32>) {
   memref.dealloc %t : memref<2x8xf32>
   return
 }
+
+// -----
+
+// A buffer reused for a second cat (the next layer's): each cat becomes its own nest.
+// CHECK-LABEL: func.func @reused_buffer
+// CHECK-NOT: memref.copy
+// CHECK: arith.select
+// CHECK: memref.store %{{.+}}, %alloc[
+// CHECK: memref.load %alloc[
+// CHECK: arith.select
+// CHECK: memref.store %{{.+}}, %alloc[
+// CHECK: memref.load %alloc[
+func.func @reused_buffer(%x: memref<2x8xf32>, %y: memref<2x8xf32>, %o: memref<2x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %t = memref.alloc() : memref<2x8xf32>
+  %first = memref.subview %t[0, 0] [2, 4] [1, 1] : memref<2x8xf32> to memref<2x4xf32, strided<[8, 1]>>
+  %second = memref.subview %t[0, 4] [2, 4] [1, 1] : memref<2x8xf32> to memref<2x4xf32, strided<[8, 1], offset: 4>>
+  %xlo = memref.subview %x[0, 0] [2, 4] [1, 1] : memref<2x8xf32> to memref<2x4xf32, strided<[8, 1]>>
+  %xhi = memref.subview %x[0, 4] [2, 4] [1, 1] : memref<2x8xf32> to memref<2x4xf32, strided<[8, 1], offset: 4>>
+  memref.copy %xhi, %first : memref<2x4xf32, strided<[8, 1], offset: 4>> to memref<2x4xf32, strided<[8, 1]>>
+  memref.copy %xlo, %second : memref<2x4xf32, strided<[8, 1]>> to memref<2x4xf32, strided<[8, 1], offset: 4>>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c2, %c8) step (%c1, %c1) {
+    %v = memref.load %t[%i, %j] : memref<2x8xf32>
+    memref.store %v, %o[%i, %j] : memref<2x8xf32>
+    scf.reduce
+  }
+  %ylo = memref.subview %y[0, 0] [2, 4] [1, 1] : memref<2x8xf32> to memref<2x4xf32, strided<[8, 1]>>
+  %yhi = memref.subview %y[0, 4] [2, 4] [1, 1] : memref<2x8xf32> to memref<2x4xf32, strided<[8, 1], offset: 4>>
+  memref.copy %yhi, %first : memref<2x4xf32, strided<[8, 1], offset: 4>> to memref<2x4xf32, strided<[8, 1]>>
+  memref.copy %ylo, %second : memref<2x4xf32, strided<[8, 1]>> to memref<2x4xf32, strided<[8, 1], offset: 4>>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c2, %c8) step (%c1, %c1) {
+    %v = memref.load %t[%i, %j] : memref<2x8xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %o[%i, %j] : memref<2x8xf32>
+    scf.reduce
+  }
+  memref.dealloc %t : memref<2x8xf32>
+  return
+}
