@@ -9,6 +9,7 @@ trip counts 32-bit ints, captured scalars their own type.
 from __future__ import annotations
 
 from .kernel import Kernel
+from .matmul import PAIR_STRIDES
 
 
 def signature(kernel: Kernel) -> dict[str, str]:
@@ -16,6 +17,8 @@ def signature(kernel: Kernel) -> dict[str, str]:
     if kernel.mode == "matmul":
         for name in "M N K K2 B1 sa0 sa1 sam sak sak2 sb0 sb1 sbk sbn sbk2 sc0 sc1 scm scn".split():
             sig[name] = "i32"
+        if "bq" in sig:
+            sig.update({name: "i32" for name in PAIR_STRIDES})
         return {
             **sig,
             "BM": "constexpr",

@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from mlir import ir
 
 from . import row_epilogue
+from .conv import is_conv_call
 from .kernel import KernelWriter, all_ops
-from .kernel_memory import Stored, const_int, dead_after, private, root_of
+from .kernel_memory import Stored, _users, const_int, dead_after, private, root_of
 from .kernel_types import KernelError
-from .matmul import tile_exprs
+from .matmul import INIT_ATTR, LAYOUT_ATTR, is_matmul_call, tile_exprs
 from .ops import OPS
 from .rematerialize import refills
 
@@ -159,12 +160,72 @@ def _accesses(nest: ir.Operation):
     return writes, accesses
 
 
-def write_tail(name: str, call: ir.Operation, ep: Epilogue, later: list):
+def partner_of(call: ir.Operation, rest: list) -> int | None:
+    """The index in `rest` of the next product when it can run beside `call` in one kernel:
+    the same A, layout and init, another B and C (SwiGLU's up projection after its gate), only
+    allocations and views in between. `call` becomes the partner of that product."""
+    for j, op in enumerate(rest):
+        if op.name in _HOISTABLE:
+            continue
+        return j if is_matmul_call(op) and _same_a(call, op) else None
+    return None
+
+
+def _same_a(p: ir.Operation, q: ir.Operation) -> bool:
+    if is_conv_call(p) or is_conv_call(q) or p.block != q.block:
+        return False
+    for attr in (LAYOUT_ATTR, INIT_ATTR):
+        if attr not in p.attributes or attr not in q.attributes:
+            return False
+        if str(p.attributes[attr]) != str(q.attributes[attr]):
+            return False
+    if p.operands[0] != q.operands[0]:
+        return False
+    if any(p.operands[i].type != q.operands[i].type for i in (1, 2)):
+        return False
+    a, bp, cp, bq, cq = (root_of(v) for v in (*p.operands, *list(q.operands)[1:]))
+    return cp not in (a, bq, cq) and cq not in (bp,)
+
+
+def reads_partner_in_tile(call: ir.Operation, ep: Epilogue, partner: ir.Operation) -> bool:
+    """An elementwise tail reads the partner product's C (computed beside `call`'s) only at
+    the tile's own element: from registers, never what another tile stores."""
+    if ep.row is not None:
+        return False
+    cq = partner.operands[2]
+    indices = _c_indices(call, ep.nest, ep.deferred)
+    inside = set(all_ops(ep.nest))
+    return all(
+        u.name == "memref.load" and u.operands[0] == cq and list(u.operands[1:]) == indices
+        for u in _users(root_of(cq))
+        if u in inside
+    )
+
+
+def stores_partner(call, ep: Epilogue | None, partner: ir.Operation, later: list) -> bool:
+    """Whether the partner's C must still go to memory: something outside the kernel reads
+    it before the buffer is refilled."""
+    root = root_of(partner.operands[2])
+    nests = ep.nests if ep is not None else []
+    if private(root, {call, partner, *(op for nest in nests for op in all_ops(nest))}):
+        return False
+    return call.parent.name != "func.func" or not dead_after(
+        root, partner.operands[2], later, refills
+    )
+
+
+def write_tail(name: str, call: ir.Operation, ep: Epilogue, later: list, partner=None):
     """(KernelWriter holding the tail's lines and params, whether C must still be stored);
-    `later`: the ops after the nest."""
+    `later`: the ops after the nest; `partner`: a product computed beside `call`, whose C the
+    tail reads from registers (`accqv`)."""
     c = call.operands[2]
     if ep.row is None:
         w = KernelWriter(name, ep.nest, "tile")
+        if partner is not None:
+            cq, indices = partner.operands[2], _c_indices(call, ep.nest, ep.deferred)
+            for iv, expr in zip(indices, tile_exprs(call)):
+                w.names[iv] = expr
+            w.memory.stored[w.address(cq, indices)] = Stored("accqv", True, -1, root_of(cq))
         _emit_elementwise(w, call, ep)
     else:
         w = row_epilogue.RowTailWriter(name, ep.nest)

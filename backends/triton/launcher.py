@@ -131,33 +131,56 @@ class SegmentWriter:
 
     def launch_matmul(self, op: ir.Operation, rest: list) -> int:
         """Launches the product `op`, with the elementwise nest after it (among `rest`) as its
-        epilogue when that is legal; returns how many ops of `rest` the launch stands for."""
+        epilogue when that is legal, and the next product beside it when they share A;
+        returns how many ops of `rest` the launch stands for."""
         name = f"{self.prefix}_{self.name}_mm{len(self.kernels)}"
-        loc = describe_location(op.location)
-        locations = [loc] if loc != "<unknown>" else []
+        j = epilogue.partner_of(op, rest)
+        if j is not None:
+            primary, after = rest[j], rest[j + 1 :]
+            planned = epilogue.find(primary, after)
+            if planned is None or epilogue.reads_partner_in_tile(primary, planned, op):
+                found, tail, store_c = self._tail(name, primary, after, op)
+                if (found is None) == (planned is None):  # else pairing lost the epilogue
+                    self._launch(name, primary, after, found, tail, store_c, rest[:j], op)
+                    return j + 1 + (found.consumed if found else 0)
+        found, tail, store_c = self._tail(name, op, rest)
+        self._launch(name, op, rest, found, tail, store_c)
+        return found.consumed if found else 0
+
+    def _tail(self, name: str, op: ir.Operation, rest: list, partner=None):
+        """(epilogue, its writer, whether C is stored) of `op`, the largest that can be written."""
         found = epilogue.find(op, rest)
-        tail, store_c = None, True
         while found is not None:
             try:
-                tail, store_c = epilogue.write_tail(name, op, found, rest[found.consumed :])
-                break
+                later = rest[found.consumed :]
+                return (found, *epilogue.write_tail(name, op, found, later, partner))
             except (_NeedScalar, KernelError):
                 found = found.alone  # without the row nest that could not be written
-        kernel = matmul.kernel(name, op, locations, tail, store_c)
+        return None, None, True
+
+    def _launch(self, name, op, rest, found, tail, store_c, before=(), partner=None) -> None:
+        """The launch of `op`'s kernel (`before`: host ops to run first; `partner`: the
+        product computed beside it)."""
+        locs = [describe_location(o.location) for o in ([partner] if partner else []) + [op]]
+        locations = [loc for loc in locs if loc != "<unknown>"]
+        pair = None
+        if partner is not None:
+            later = rest[found.consumed :] if found else rest
+            pair = (partner, epilogue.stores_partner(op, found, partner, later))
+        kernel = matmul.kernel(name, op, locations, tail, store_c, pair)
         self.kernels.append(kernel)
-        for host_op in found.hoisted if found else []:
+        for host_op in [*before, *(found.hoisted if found else [])]:
             self.emit_op(host_op)
-        extra = self._args(kernel.params[3:], []) if tail is not None else ""
-        grid, args = matmul.launch_args(
-            self, op, extra, rows=found is not None and found.row is not None
-        )
+        first = 5 if partner is not None else 3  # a, b, c (bq, cq): the template's own
+        extra = self._args(kernel.params[first:], []) if tail is not None else ""
+        rows = found is not None and found.row is not None
+        grid, args = matmul.launch_args(self, op, extra, rows=rows, partner=partner)
         self.emit("if M * N * B0 * B1 > 0:")
         self.depth += 1
         self.emit(f"{name}[{grid}]({args})")
         self.depth -= 1
         for host_op in found.deferred if found else []:
             self.emit_op(host_op)
-        return found.consumed if found else 0
 
     def serial(self, op: ir.Operation) -> None:
         """Sequential code with memory effects: one program; its scalar results come back

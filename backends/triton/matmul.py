@@ -209,7 +209,7 @@ def tile_exprs(call: ir.Operation) -> list[str]:
 _TEMPLATE = """
 @triton.jit
 def {name}(a, b, c, M, N, K, K2, B1, sa0, sa1, sam, sak, sak2, sb0, sb1, sbk, sbn, sbk2,
-        sc0, sc1, scm, scn,{extra}
+        sc0, sc1, scm, scn,{pair_params}{extra}
         BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PRECISION: tl.constexpr):
     rm = tl.program_id(0) * BM + tl.arange(0, BM)
     rn = tl.program_id(1) * BN + tl.arange(0, BN)
@@ -219,7 +219,7 @@ def {name}(a, b, c, M, N, K, K2, B1, sa0, sa1, sam, sak, sak2, sb0, sb1, sbk, sb
     a_rows = a + b0 * sa0 + b1 * sa1 + rm[:, None] * sam
     b_cols = b + b0 * sb0 + b1 * sb1 + rn[None, :] * sbn
     acc = tl.full((BM, BN), {init}, tl.float32)  # not tl.zeros: see launch.stdlib
-    for k2 in range(0, K2):
+{pair_init}    for k2 in range(0, K2):
         for k in range(0, K, BK):
             kk = k + rk
             a_mask = (rm[:, None] < M) & (kk[None, :] < K)
@@ -227,28 +227,55 @@ def {name}(a, b, c, M, N, K, K2, B1, sa0, sa1, sam, sak, sak2, sb0, sb1, sbk, sb
             x = tl.load(a_rows + k2 * sak2 + kk[None, :] * sak, mask=a_mask, other=0.0)
             y = tl.load(b_cols + k2 * sbk2 + kk[:, None] * sbk, mask=b_mask, other=0.0)
             acc = tl.dot(x, y, acc, input_precision=PRECISION)
-    cp = c + b0 * sc0 + b1 * sc1 + rm[:, None] * scm + rn[None, :] * scn
+{pair_dot}    cp = c + b0 * sc0 + b1 * sc1 + rm[:, None] * scm + rn[None, :] * scn
     cmask = (rm[:, None] < M) & (rn[None, :] < N)
+"""
+# A partner product (same A, another B and C: SwiGLU's gate beside its up projection) shares
+# the A tiles; its result is `accqv`, which the tail reads (see pairs.py).
+_PAIR_PARAMS = " bq, sbq0, sbq1, sbqk, sbqn, sbqk2, cq, scq0, scq1, scqm, scqn,"
+PAIR_STRIDES = "sbq0 sbq1 sbqk sbqn sbqk2 scq0 scq1 scqm scqn".split()
+_PAIR_INIT = """    bq_cols = bq + b0 * sbq0 + b1 * sbq1 + rn[None, :] * sbqn
+    accq = tl.full((BM, BN), {init}, tl.float32)
+"""
+_PAIR_DOT = """            yq = tl.load(bq_cols + k2 * sbqk2 + kk[:, None] * sbqk, mask=b_mask,
+                         other=0.0)
+            accq = tl.dot(x, yq, accq, input_precision=PRECISION)
+"""
+_PAIR_RESULT = """    cqp = cq + b0 * scq0 + b1 * scq1 + rm[:, None] * scqm + rn[None, :] * scqn
+    accqv = H.cast_to(accq, cq.dtype.element_ty)
 """
 _ACCUMULATE = "    acc += tl.load(cp, mask=cmask, other=0.0).to(tl.float32)\n"
 _STORE = "    tl.store(cp, accv, mask=cmask)\n"
 
 
-def kernel(name: str, call: ir.Operation, locations: list[str], tail=None, store_c=True) -> Kernel:
+def kernel(
+    name: str, call: ir.Operation, locations: list[str], tail=None, store_c=True, partner=None
+) -> Kernel:
     """The kernel of `call` (a matmul or a conv): C = init + A @ B (init: the fill the
     outlining folded, else C's contents), then `tail` (an epilogue's KernelWriter) on the
-    tile; C stored if `store_c`."""
+    tile; C stored if `store_c`. `partner`: (a product of the same A and init, whether its C
+    is stored), computed alongside."""
     params = [
         Param(n, "memref", v, sig=param_signature("memref", v))
         for n, v in zip("abc", call.operands)
     ]
+    if partner is not None:
+        params += [
+            Param(n, "memref", v, sig=param_signature("memref", v))
+            for n, v in zip(("bq", "cq"), list(partner[0].operands)[1:])
+        ]
     init = call.attributes[INIT_ATTR] if INIT_ATTR in call.attributes else None
     extra = tail.params if tail is not None else []
     is_conv = conv.is_conv_call(call)
+    init_text = repr(ir.FloatAttr(init).value) if init is not None else "0.0"
+    pair = partner is not None
     source = (conv.TEMPLATE if is_conv else _TEMPLATE).format(
         name=name,
         extra="".join(f" {p.name}," for p in extra),
-        init=repr(ir.FloatAttr(init).value) if init is not None else "0.0",
+        init=init_text,
+        pair_params=_PAIR_PARAMS if pair else "",
+        pair_init=_PAIR_INIT.format(init=init_text) if pair else "",
+        pair_dot=_PAIR_DOT if pair else "",
     )
     if init is None:
         source += _ACCUMULATE
@@ -256,6 +283,10 @@ def kernel(name: str, call: ir.Operation, locations: list[str], tail=None, store
     if store_c:
         source += _STORE
     reads, writes = {"a", "b"} | ({"c"} if init is None else set()), {"c"} if store_c else set()
+    if pair:
+        source += _PAIR_RESULT + ("    tl.store(cqp, accqv, mask=cmask)\n" if partner[1] else "")
+        reads.add("bq")
+        writes |= {"cq"} if partner[1] else set()
     if tail is not None:
         tail._drop_dead_stores()
         source += "\n".join(line for line in tail.lines if line) + "\n"
@@ -268,12 +299,37 @@ def kernel(name: str, call: ir.Operation, locations: list[str], tail=None, store
     return Kernel(name, mode, header + source, params + extra, [], locations, reads, writes)
 
 
-def launch_args(w, call: ir.Operation, extra: str = "", rows: bool = False) -> tuple[str, str]:
+def launch_args(
+    w, call: ir.Operation, extra: str = "", rows: bool = False, partner=None
+) -> tuple[str, str]:
     """(grid, arguments) of the launch: operands viewed as (B0, B1, M, K) x (B0, B1, K, N) into
     (B0, B1, M, N) by the layout the outlining recorded (permutes, unit dims, stride-0
     broadcasts: views only, no copy); `rows`: a row tail needs whole rows in a tile."""
     if conv.is_conv_call(call):
         return conv.launch_args(w, call, extra)
+    w.emit(f"mm_a, mm_b, mm_c = {', '.join(_views(w, call))}")
+    w.emit("mm_a = mm_a.expand(mm_c.shape[0], mm_c.shape[1], -1, -1, -1)")
+    w.emit("mm_b = mm_b.expand(mm_c.shape[0], mm_c.shape[1], -1, -1, -1)")
+    pair = ""
+    if partner is not None:
+        w.emit(f"mm_bq, mm_cq = {', '.join(_views(w, partner)[1:])}")
+        w.emit("mm_bq = mm_bq.expand(mm_c.shape[0], mm_c.shape[1], -1, -1, -1)")
+        pair = "mm_bq, *mm_bq.stride(), mm_cq, *mm_cq.stride(), "
+    w.emit("B0, B1, M, K, K2 = mm_a.shape")
+    w.emit("N = mm_b.shape[3]")
+    w.emit(f"BM, BN, BK = {'row_blocks' if rows else 'matmul_blocks'}(M, N, K)")
+    grid = "(cdiv(M, BM), cdiv(N, BN), B0 * B1)"
+    args = (
+        "mm_a, mm_b, mm_c, M, N, K, K2, B1, *mm_a.stride(), *mm_b.stride(), *mm_c.stride(), "
+        + pair
+        + (f"{extra}, " if extra else "")
+        + "BM=BM, BN=BN, BK=BK, PRECISION=matmul_precision(mm_a)"
+    )
+    return grid, args
+
+
+def _views(w, call: ir.Operation) -> list[str]:
+    """`call`'s operands as the (B0, B1, M|K, K|N, K2) views the template indexes."""
     layout = ir.StringAttr(call.attributes[LAYOUT_ATTR]).value
     views = []
     for operand, spec in zip(call.operands, layout.split(";")):
@@ -284,16 +340,4 @@ def launch_args(w, call: ir.Operation, extra: str = "", rows: bool = False) -> t
             if t == "x":
                 view += f".unsqueeze({pos})"
         views.append(view)
-    w.emit(f"mm_a, mm_b, mm_c = {', '.join(views)}")
-    w.emit("mm_a = mm_a.expand(mm_c.shape[0], mm_c.shape[1], -1, -1, -1)")
-    w.emit("mm_b = mm_b.expand(mm_c.shape[0], mm_c.shape[1], -1, -1, -1)")
-    w.emit("B0, B1, M, K, K2 = mm_a.shape")
-    w.emit("N = mm_b.shape[3]")
-    w.emit(f"BM, BN, BK = {'row_blocks' if rows else 'matmul_blocks'}(M, N, K)")
-    grid = "(cdiv(M, BM), cdiv(N, BN), B0 * B1)"
-    args = (
-        "mm_a, mm_b, mm_c, M, N, K, K2, B1, *mm_a.stride(), *mm_b.stride(), *mm_c.stride(), "
-        + (f"{extra}, " if extra else "")
-        + "BM=BM, BN=BN, BK=BK, PRECISION=matmul_precision(mm_a)"
-    )
-    return grid, args
+    return views

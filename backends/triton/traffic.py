@@ -35,6 +35,9 @@ def _nbytes(t) -> int:
     return n * t.element_size()
 
 
+_BQ = 22  # the position of a partner product's B among a matmul kernel's arguments
+
+
 def _distinct_bytes(tensors) -> int:
     """The bytes of `tensors`, a memory two views name (a buffer and its reshape) once: a
     kernel reading it through both moves it once."""
@@ -79,9 +82,13 @@ class _Recorder:
         def run(*args, **kwargs):
             names, values = [p.name for p in self.kernel.params], list(args)
             if self.kernel.mode in ("matmul", "conv"):
-                # a, b, c, then the template's sizes and strides, then the epilogue's params
-                extra = len(names) - 3
-                values = [*args[:3], *(args[len(args) - extra :] if extra else [])]
+                # a, b, c, then the template's sizes and strides, (a partner product's bq and
+                # cq, each followed by its strides), then the epilogue's params
+                own = [*args[:3]]
+                if names[3:5] == ["bq", "cq"]:
+                    own += [args[_BQ], args[_BQ + 6]]
+                extra = len(names) - len(own)
+                values = [*own, *(args[len(args) - extra :] if extra else [])]
             by_name = dict(zip(names, values))
             read = _distinct_bytes(by_name.get(p) for p in self.kernel.reads)
             written = _distinct_bytes(by_name.get(p) for p in self.kernel.writes)
