@@ -77,6 +77,13 @@ def _fuse_block(block: ir.Block) -> None:
                 _merge(head, op)
                 between, last = [], head
                 continue
+            if head is not None and not after_product and _independent(head, op, between):
+                # a nest sharing no buffer with the head (LLaMA's rotary tables between the
+                # embedding and the first norm) moves above it: the head may fuse further on
+                for moved in [*between, op]:
+                    moved.move_before(head)
+                between = []
+                continue
             after_product = last is not None and is_matmul_call(last)
             head, between = op, []
         elif head is not None and op.name in _MOVABLE and _defined_before(op, head, between):
@@ -85,6 +92,17 @@ def _fuse_block(block: ir.Block) -> None:
             head, between = None, []
         if op.name not in _MOVABLE:
             last = op
+
+
+def _independent(head: ir.Operation, op: ir.Operation, between: list) -> bool:
+    """`op` neither reads nor writes a buffer `head` writes, nor writes one `head` reads, and
+    can be computed above it."""
+    first, second = _accesses(head), _accesses(op)
+    written = {r for r, a in first.items() if any(store for *_, store in a)}
+    writes = {r for r, a in second.items() if any(store for *_, store in a)}
+    if written & set(second) or writes & set(first) or not _body_ok(op):
+        return False
+    return all(_available(v, head, between) for bound in _bounds(op) for v in bound)
 
 
 def _defined_before(op: ir.Operation, head: ir.Operation, between: list) -> bool:

@@ -96,7 +96,11 @@ class _Recorder:
             if self.kernel.mode in ("matmul", "conv"):
                 # the operands, which a tensor-core product must read from memory; its result
                 # can stay in registers (an epilogue consumes it)
-                operands = {n: (by_name[n].data_ptr(), _nbytes(by_name[n])) for n in ("a", "b")}
+                operands = {
+                    n: (by_name[n].data_ptr(), _nbytes(by_name[n]))
+                    for n in ("a", "b", "bq")
+                    if isinstance(by_name.get(n), torch.Tensor)
+                }
             stores = frozenset(
                 by_name[p].data_ptr()
                 for p in self.kernel.writes

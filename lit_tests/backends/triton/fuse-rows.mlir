@@ -96,3 +96,50 @@ func.func @scale_then_row_max(%x: memref<4x8xf32>, %t: memref<4x8xf32>, %m: memr
   }
   return
 }
+
+// -----
+
+// A nest sharing no buffer with the one before (rotary tables between an embedding and its
+// norm) moves above it; the embedding and the row sum then fuse.
+// CHECK-LABEL: func.func @independent_nest_in_between
+// CHECK: scf.parallel (%{{.+}}) = (%c0) to (%c16)
+// CHECK: memref.store %{{.+}}, %arg2[
+// CHECK: scf.parallel (%[[I:.+]]) = (%c0) to (%c4)
+// CHECK:   scf.parallel
+// CHECK:     memref.store %{{.+}}, %alloc[%[[I]],
+// CHECK:   scf.for
+// CHECK-NOT: scf.parallel
+func.func @independent_nest_in_between(%x: memref<4x8xf32>, %sum: memref<4xf32>,
+                                       %t: memref<16xf32>, %table: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %h = memref.alloc() : memref<4x8xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c8) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<4x8xf32>
+    %w = arith.addf %v, %v : f32
+    memref.store %w, %h[%i, %j] : memref<4x8xf32>
+    scf.reduce
+  }
+  scf.parallel (%k) = (%c0) to (%c16) step (%c1) {
+    %v = memref.load %table[%k] : memref<16xf32>
+    %c = math.cos %v : f32
+    memref.store %c, %t[%k] : memref<16xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %zero, %sum[%i] : memref<4xf32>
+    scf.for %k = %c0 to %c8 step %c1 {
+      %v = memref.load %h[%i, %k] : memref<4x8xf32>
+      %a = memref.load %sum[%i] : memref<4xf32>
+      %s = arith.addf %a, %v : f32
+      memref.store %s, %sum[%i] : memref<4xf32>
+    }
+    scf.reduce
+  }
+  memref.dealloc %h : memref<4x8xf32>
+  return
+}
