@@ -178,6 +178,13 @@ def _dim(w, op):
     w.define(op.results[0], f"{w.v(op.operands[0])}.shape[{w.v(op.operands[1])}]")
 
 
+@host("memref.extract_aligned_pointer_as_index")
+def _base_pointer(w, op):
+    # the deallocation pipeline compares buffers' base pointers when a buffer may alias another
+    # (a result picked at run time); each pool allocation owns its storage
+    w.define(op.results[0], f"{w.v(op.operands[0])}.untyped_storage().data_ptr()")
+
+
 @host("memref.cast", "memref.assume_alignment")
 def _alias(w, op):
     w.names[op.results[0]] = w.v(op.operands[0])

@@ -70,11 +70,12 @@ def subview(t: torch.Tensor, offsets, sizes, strides, result_shape) -> torch.Ten
         return view
     keep, r = [], 0
     for d, s in enumerate(sizes):
-        if (
-            r < len(result_shape)
-            and (result_shape[r] in (None, s))
-            and not (s == 1 and len(sizes) - d > len(result_shape) - r)
-        ):
+        if r == len(result_shape):
+            break
+        want = result_shape[r]
+        # a static result size matches greedily, as MLIR does; a dynamic one leaves a unit dim
+        # to drop while more dims remain than the result has left
+        if want == s or (want is None and not (s == 1 and len(sizes) - d > len(result_shape) - r)):
             keep.append(d)
             r += 1
     return view.as_strided([sizes[d] for d in keep], [new_strides[d] for d in keep], offset)

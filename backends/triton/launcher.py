@@ -59,12 +59,14 @@ class SegmentWriter:
         self.emit_block(entry)
         return f"def {self.name}({', '.join(args)}):\n" + "\n".join(self.lines) + "\n"
 
-    def emit_block(self, block: ir.Block) -> None:
+    def emit_block(self, block: ir.Block, skip_yield: bool = False) -> None:
         ops = [op.operation for op in block.operations]
         i = 0
         while i < len(ops):
             op = ops[i]
             i += 1
+            if skip_yield and op.name == "scf.yield":
+                continue
             if op.name == "func.call" and matmul.is_matmul_call(op):
                 i += self.launch_matmul(op, ops[i:])
             else:
@@ -85,7 +87,7 @@ class SegmentWriter:
             rule(self, op)
         elif name == "scf.parallel":
             self.launch(op)
-        elif name in ("scf.for", "scf.if") and _contains_parallel(op):
+        elif name in ("scf.for", "scf.if") and (_contains_parallel(op) or _frees_only(op)):
             self.host_control(op)
         elif name in ("scf.for", "scf.if", "scf.while"):
             self.serial(op)
@@ -226,7 +228,8 @@ class SegmentWriter:
                     self.emit("else:")
                 self.depth += 1
                 self.emit("pass")
-                self.emit_block(region.blocks[0])
+                # no results: the terminator yields nothing
+                self.emit_block(region.blocks[0], skip_yield=True)
                 self.depth -= 1
             return
         lb, ub, step, *inits = op.operands
@@ -253,6 +256,13 @@ class SegmentWriter:
         self.depth -= 1
         for res, name in zip(op.results, names):
             self.names[res] = name
+
+
+def _frees_only(op: ir.Operation) -> bool:
+    """`op` only frees buffers (the deallocation pipeline's check of a buffer that may alias
+    another): host code."""
+    inner = [o for o in all_ops(op) if o != op and o.name != "scf.yield"]
+    return bool(inner) and all(o.name == "memref.dealloc" for o in inner)
 
 
 def _contains_parallel(op: ir.Operation) -> bool:

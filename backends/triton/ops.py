@@ -36,6 +36,13 @@ def _binary(symbol: str):
     return lambda k, op: f"({k.v(op.operands[0])} {symbol} {k.v(op.operands[1])})"
 
 
+def _argument(k, v: ir.Value) -> bool:
+    """`v` reaches the kernel as a scalar argument (not computed in it, not a constant)."""
+    owner = v.owner
+    constant = not isinstance(owner, ir.Block) and owner.operation.name == "arith.constant"
+    return v not in k.inside and not constant and not isinstance(v.type, ir.IndexType)
+
+
 def _call(fn: str):
     def rule(k, op):
         args = [k.v(o) for o in op.operands]
@@ -45,6 +52,13 @@ def _call(fn: str):
             # block then combine blocks (Triton's interpreter broadcasts an i1 scalar as float)
             args = [
                 a if k.is_block(o) else f"tl.broadcast_to({k.t(o)}, {blocks[0]}.shape)"
+                for a, o in zip(args, op.operands)
+            ]
+        elif fn.startswith("H."):
+            # a scalar kernel argument is a plain number in the interpreter, where the
+            # helper's `x != x` makes a numpy bool that tl.where rejects: make it a tensor
+            args = [
+                f"tl.full([], {a}, {k.tl_type(o.type)})" if _argument(k, o) else a
                 for a, o in zip(args, op.operands)
             ]
         return f"{fn}({', '.join(args)})"
