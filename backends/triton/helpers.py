@@ -51,6 +51,17 @@ def cast_to(x, dtype: tl.constexpr):
         return x.to(dtype)
 
 
+@triton.jit
+def ctlz(u, BITS: tl.constexpr):
+    """math.ctlz of an unsigned `BITS`-wide integer: the zero bits above its highest one."""
+    count = (u & 0).to(tl.int32)
+    seen = count
+    for i in tl.static_range(BITS):
+        seen = seen | ((u >> (BITS - 1 - i)) & 1).to(tl.int32)
+        count += 1 - seen
+    return count
+
+
 # combining functions of `tl.reduce` (a row tail's reductions, row_epilogue.py)
 @triton.jit
 def add(a, b):

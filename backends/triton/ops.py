@@ -264,6 +264,14 @@ def _shrui(k, op):
     return f"({a} >> {b}).to({k.tl_type(t)}, bitcast=True)"
 
 
+@emits("math.ctlz")
+def _ctlz(k, op):
+    t = op.operands[0].type
+    bits = 64 if isinstance(t, ir.IndexType) else ir.IntegerType(t).width
+    x = k.unsigned(k.t(op.operands[0]), t)
+    return f"H.ctlz({x}, {bits}).to({k.tl_type(op.results[0].type)})"
+
+
 @emits("arith.divui", "arith.remui", "arith.maxui", "arith.minui")
 def _unsigned_binary(k, op):
     t = op.operands[0].type

@@ -152,3 +152,22 @@ def test_bfloat16_rounds_to_nearest_even():
     out = torch.empty(x.numel(), dtype=torch.bfloat16)
     _to_bf16[(1,)](x, out, x.numel(), BLOCK=128)
     torch.testing.assert_close(out, x.to(torch.bfloat16), atol=0, rtol=0, equal_nan=True)
+
+
+@triton.jit
+def _ctlz(x_ptr, out_ptr, n, BITS: tl.constexpr, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    m = i < n
+    x = tl.load(x_ptr + i, mask=m)
+    unsigned = tl.uint64 if BITS == 64 else tl.uint32
+    tl.store(out_ptr + i, H.ctlz(x.to(unsigned, bitcast=True), BITS), mask=m)
+
+
+@pytest.mark.parametrize("dtype, bits", [(torch.int64, 64), (torch.int32, 32)])
+def test_ctlz_counts_leading_zero_bits(dtype, bits):
+    values = [0, 1, 2, 3, 4099, 2**20 + 5, 2 ** (bits - 2), -1, -(2 ** (bits - 1))]
+    x = torch.tensor(values, dtype=dtype)
+    out = torch.empty(x.numel(), dtype=torch.int32)
+    _ctlz[(1,)](x, out, x.numel(), BITS=bits, BLOCK=16)
+    expected = [bits - (v % 2**bits).bit_length() for v in values]
+    assert out.tolist() == expected
