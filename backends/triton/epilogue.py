@@ -221,12 +221,7 @@ def write_tail(name: str, call: ir.Operation, ep: Epilogue, later: list, partner
     c = call.operands[2]
     if ep.row is None:
         w = KernelWriter(name, ep.nest, "tile")
-        if partner is not None:
-            cq, indices = partner.operands[2], _c_indices(call, ep.nest, ep.deferred)
-            for iv, expr in zip(indices, tile_exprs(call)):
-                w.names[iv] = expr
-            w.memory.stored[w.address(cq, indices)] = Stored("accqv", True, -1, root_of(cq))
-        _emit_elementwise(w, call, ep)
+        _emit_elementwise(w, call, ep, partner)
     else:
         w = row_epilogue.RowTailWriter(name, ep.nest)
         if ep.row_nest is not None:
@@ -241,7 +236,7 @@ def write_tail(name: str, call: ir.Operation, ep: Epilogue, later: list, partner
     return w, store_c
 
 
-def _emit_elementwise(w: KernelWriter, call: ir.Operation, ep: Epilogue) -> None:
+def _emit_elementwise(w: KernelWriter, call: ir.Operation, ep: Epilogue, partner=None) -> None:
     c = call.operands[2]
     indices = _c_indices(call, ep.nest, ep.deferred)
     for iv, expr in zip(indices, tile_exprs(call)):
@@ -251,4 +246,7 @@ def _emit_elementwise(w: KernelWriter, call: ir.Operation, ep: Epilogue) -> None
     addr = w.address(c, indices)
     w.read.discard(addr.split(" ")[0])
     w.memory.stored[addr] = Stored("accv", True, -1, root_of(c))
+    if partner is not None:  # the partner's C: same shape and layout, so the same element
+        cq = partner.operands[2]
+        w.memory.stored[w.address(cq, indices)] = Stored("accqv", True, -1, root_of(cq))
     w.emit_block(ep.nest.regions[0].blocks[0])

@@ -18,7 +18,7 @@ from mlir.dialects import func
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, register_pass
 
-from .kernel_memory import _users, root_of, writes_between
+from .kernel_memory import _users, root_of, top_in, writes_between
 from .matmul import LAYOUT_ATTR, is_matmul_call
 from .rematerialize import ops_after, overwrites, refills
 
@@ -88,7 +88,7 @@ def _copy_into(buffer: ir.Value, call: ir.Operation):
 
 def _last_writer(buffer: ir.Value, call: ir.Operation) -> ir.Operation | None:
     """The top-level op before `call` that last touched `buffer`'s allocation."""
-    tops = {_top(u, call.block) for u in _users(buffer)}
+    tops = {top_in(u, call.block) for u in _users(buffer)}
     before = [o.operation for o in call.block.operations]
     before = before[: before.index(call)]
     return next((op for op in reversed(before) if op in tops), None)
@@ -105,7 +105,7 @@ def _products_reading(nest: ir.Operation, buffer: ir.Value) -> list | None:
     window = set(later[:horizon])
     products = []
     for user in _users(buffer):
-        top = _top(user, nest.block)
+        top = top_in(user, nest.block)
         if top not in window or user.name == "memref.dealloc":
             continue
         if not (is_matmul_call(user) and LAYOUT_ATTR in user.attributes) or top != user:
@@ -116,16 +116,8 @@ def _products_reading(nest: ir.Operation, buffer: ir.Value) -> list | None:
     return products
 
 
-def _top(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
-    while op is not None and op.name != "func.func":
-        if op.block == block:
-            return op
-        op = op.parent
-    return None
-
-
 def _within(op: ir.Operation, nest: ir.Operation) -> bool:
-    return _top(op, nest.block) == nest
+    return top_in(op, nest.block) == nest
 
 
 def _inside(v: ir.Value, nest: ir.Operation) -> bool:

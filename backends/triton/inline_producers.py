@@ -21,7 +21,7 @@ from mlir import ir
 from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
 from .fuse_rows import through_unit_dims
-from .kernel_memory import _VIEW_OPS, _users, root_of, writes_between
+from .kernel_memory import _VIEW_OPS, _users, root_of, top_in, writes_between
 from .matmul import is_matmul_call
 from .rematerialize import covers, element_slice, iv_map, ops_after, refills, replay
 from .view_indices import indices_in, reaches
@@ -147,12 +147,8 @@ def _after_product(nest: ir.Operation) -> bool:
 
 def _top_level(op: ir.Operation, nest: ir.Operation) -> ir.Operation | None:
     """The op of `nest`'s block that holds `op`, when it comes after `nest`."""
-    block = nest.block
-    while op is not None and op.name != "func.func":
-        if op.block == block:
-            return op if nest.is_before_in_block(op) else None
-        op = op.parent
-    return None
+    top = top_in(op, nest.block)
+    return top if top is not None and nest.is_before_in_block(top) else None
 
 
 def _same_element(store: ir.Operation, load: ir.Operation, nest: ir.Operation) -> bool:

@@ -145,6 +145,15 @@ def whole(view: ir.Value) -> bool:
     return isinstance(view.owner, ir.Block) or view.owner.operation.name == "memref.alloc"
 
 
+def top_in(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
+    """The op of `block` that is or holds `op` (None when `op` is not inside `block`)."""
+    while op is not None and op.name != "func.func":
+        if op.block == block:
+            return op
+        op = op.parent
+    return None
+
+
 def _users(root: ir.Value) -> list:
     """The ops that use `root` or a view of it (the views themselves left out)."""
     out, stack = [], [root]

@@ -20,7 +20,7 @@ from mlir.dialects import memref
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, register_pass
 
-from .kernel_memory import _VIEW_OPS, _users, root_of
+from .kernel_memory import _VIEW_OPS, _users, root_of, top_in
 from .matmul import is_matmul_call
 from .rematerialize import ops_after, overwrites, refills
 
@@ -69,10 +69,10 @@ def _retargetable(root: ir.Value, nest: ir.Operation) -> list | None:
     users = []
     for use in root.uses:
         user = getattr(use.owner, "operation", use.owner)
-        top = _top(user, nest.block)
+        top = top_in(user, nest.block)
         if top not in window:
             if user.name in _VIEW_OPS and any(
-                _top(u, nest.block) in window for u in _users(user.results[0])
+                top_in(u, nest.block) in window for u in _users(user.results[0])
             ):
                 return None  # a view made before the nest, read after it
             continue
@@ -86,7 +86,7 @@ def _retarget(root: ir.Value, nest: ir.Operation, users: list) -> None:
     for user, index in users:
         user.operands[index] = new
     block_ops = [o.operation for o in nest.block.operations]
-    tops = [t for t in (_top(u, nest.block) for u in _users(new)) if t is not None]
+    tops = [t for t in (top_in(u, nest.block) for u in _users(new)) if t is not None]
     last = max(tops, key=block_ops.index)
     if last.name == "func.return":  # the caller's result now: the old buffer is freed instead
         with last.location, ir.InsertionPoint(last):
@@ -98,11 +98,3 @@ def _retarget(root: ir.Value, nest: ir.Operation, users: list) -> None:
 
 def _frees(op: ir.Operation, root: ir.Value) -> bool:
     return op.name == "memref.dealloc" and op.operands[0] == root
-
-
-def _top(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
-    while op is not None and op.name != "func.func":
-        if op.block == block:
-            return op
-        op = op.parent
-    return None
