@@ -91,14 +91,15 @@ TRITON_STAGES: list[Stage] = [
     Stage(
         "triton-loops",
         "scf-parallel-loop-fusion,triton-fold-copies-into-products,triton-merge-slabs,"
-        "triton-inline-producers,"
+        "triton-inline-producers,triton-inline-small-convs,"
         "triton-sink-loops,triton-fuse-rows,"
         "triton-rematerialize,triton-unalias-epilogues,lower-affine,canonicalize,cse",
         "fuses adjacent parallel nests over the same space; products read permuting copies' "
-        "sources; one nest for the pieces of a cat; inlines pointwise producers into their "
-        "readers; moves sequential loops into lane-private nests; fuses nests over shared leading "
-        "dims (a row's reductions and their readers); recomputes cheap temporaries; gives a "
-        "product's epilogue its own output buffer; affine -> arith",
+        "sources; one nest for the pieces of a cat; inlines pointwise producers, and convs "
+        "with a short reduction, into their readers; moves sequential loops into lane-private "
+        "nests; fuses nests over shared leading dims (a row's reductions and their readers); "
+        "recomputes cheap temporaries; gives a product's epilogue its own output buffer; "
+        "affine -> arith",
     ),
 ]
 

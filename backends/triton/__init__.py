@@ -2,13 +2,14 @@
 
 Importing the package registers its passes (`triton-outline-matmul`, `triton-fold-transposes`,
 `triton-split-contraction-prologue`, `triton-fold-padding`, `triton-fold-copies-into-products`,
-`triton-merge-slabs`, `triton-inline-producers`, `triton-sink-loops`, `triton-fuse-rows`,
-`triton-rematerialize`, `triton-unalias-epilogues`) and nothing heavier; torch and triton load
-when a program is built."""
+`triton-merge-slabs`, `triton-inline-producers`, `triton-inline-small-convs`, `triton-sink-loops`,
+`triton-fuse-rows`, `triton-rematerialize`, `triton-unalias-epilogues`) and nothing heavier;
+torch and triton load when a program is built."""
 
 from . import (  # noqa: F401  (register their passes)
     fold_copies,
     fuse_rows,
+    inline_convs,
     inline_producers,
     matmul,
     merge_slabs,

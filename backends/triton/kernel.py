@@ -69,6 +69,7 @@ class KernelWriter:
         self.read: set[str] = set()
         self.loop_ivs: set[str] = set()
         self.written: set[str] = set()
+        self.loop_registers: dict = {}  # memref.load/store -> the register an scf.for holds
 
     # -- names ---------------------------------------------------------------------------------
     def fresh(self, prefix: str = "v") -> str:

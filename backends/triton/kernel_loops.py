@@ -15,10 +15,12 @@ def emit_for(k, op: ir.Operation) -> None:
     k._uniform_bounds(lb, ub, step)
     body = op.regions[0].blocks[0]
     iv, *carried = body.arguments
-    promoted = _promotable(op)
+    outer = k.loop_registers  # accumulators an enclosing loop already holds
+    promoted = [p for p in _promotable(op) if p[0] not in outer]
     block_carried = _carried_blocks(k, body, inits, carried, promoted)
     acc_names = [_carry(k, init, arg, b) for init, arg, b in zip(inits, carried, block_carried)]
-    registers = _registers(k, promoted)
+    registers = {**outer, **_registers(k, promoted)}
+    k.loop_registers = registers
     k.memory.region(op)  # what the loop writes is not known inside it
     ivname = k.fresh("k")
     k.loop_ivs.add(ivname)
@@ -30,6 +32,7 @@ def emit_for(k, op: ir.Operation) -> None:
     if len(k.lines) and k.lines[-1].endswith(":"):
         k.emit("pass")
     k.depth -= 1
+    k.loop_registers = outer
     k.memory.region(op)
     for load, _store in promoted:
         reg, block, addr, indices = registers[load]
@@ -112,17 +115,15 @@ def _emit_in_loop(k, inner: ir.Operation, acc_names: list[str], registers: dict)
 
 
 def _promotable(loop: ir.Operation) -> list:
-    """(load, store) pairs directly in the loop body, of one memref (and indices) defined outside
-    the loop, with no other access to that memref in the loop: the value can live in a register
-    across the iterations."""
-    body = loop.regions[0].blocks[0]
+    """(load, store) pairs in the loop body or the body of a loop nested in it (a 2-D pooling
+    window), of one memref (and indices) defined outside the loop, with no other access to that
+    memref in the loop: the value can live in a register across the iterations."""
     inside = _defined_inside(loop)
     accesses: dict = {}
     for op in all_ops(loop):
         if op.name in ("memref.load", "memref.store"):
             memref = op.operands[0] if op.name == "memref.load" else op.operands[1]
             accesses.setdefault(memref, []).append(op)
-    direct = [op.operation for op in body.operations]
     roots: dict = {}
     for memref in accesses:
         roots.setdefault(root_of(memref), []).append(memref)
@@ -130,8 +131,9 @@ def _promotable(loop: ir.Operation) -> list:
     for memref, ops in accesses.items():
         if len(roots[root_of(memref)]) > 1:
             continue  # another view of the same buffer is read or written in the loop
-        if len(ops) != 2 or not all(o in direct for o in ops):
+        if len(ops) != 2 or ops[0].block != ops[1].block or not _in_loops(ops[0], loop):
             continue
+        direct = [op.operation for op in ops[0].block.operations]
         load = next((o for o in ops if o.name == "memref.load"), None)
         store = next((o for o in ops if o.name == "memref.store"), None)
         if load is None or store is None or direct.index(load) > direct.index(store):
@@ -141,6 +143,16 @@ def _promotable(loop: ir.Operation) -> list:
             continue  # the address changes per iteration (a view made in the body included)
         pairs.append((load, store))
     return pairs
+
+
+def _in_loops(op: ir.Operation, loop: ir.Operation) -> bool:
+    """`op` is in `loop`'s body, or in that of `scf.for`s nested there (no branch between)."""
+    parent = op.parent
+    while parent != loop:
+        if parent.name != "scf.for":
+            return False
+        parent = parent.parent
+    return True
 
 
 def _mark_blocks(block: ir.Block, marked: set, promoted) -> None:
@@ -153,7 +165,7 @@ def _mark_blocks(block: ir.Block, marked: set, promoted) -> None:
             lane = True  # the register also carries what the loop stores
         for region in op.regions:
             for inner in region.blocks:
-                _mark_blocks(inner, marked, [])
+                _mark_blocks(inner, marked, promoted)
                 ops = inner.operations
                 term = ops[len(ops) - 1] if len(ops) else None
                 if term is not None and any(o in marked for o in term.operation.operands):

@@ -13,7 +13,7 @@ from mlir import ir
 
 from aten_mlir.dialects import describe_location
 
-from . import epilogue, matmul
+from . import conv, epilogue, matmul, operand_prologue
 from .host import HOST, _host_constant, _torch_dtype, _typed
 from .kernel import KernelWriter, _NeedScalar, all_ops
 from .kernel_types import Kernel, KernelError
@@ -31,6 +31,7 @@ class SegmentWriter:
         self.names: dict = {}
         self.kernels: list[Kernel] = []
         self.counter = 0
+        self.prologues: dict = {}  # product call -> the nest deferred to run as its prologue
 
     def fresh(self, p: str = "t") -> str:
         self.counter += 1
@@ -69,6 +70,8 @@ class SegmentWriter:
                 continue
             if op.name == "func.call" and matmul.is_matmul_call(op):
                 i += self.launch_matmul(op, ops[i:])
+            elif op.name == "scf.parallel" and self._defer(op, ops[i:]):
+                continue
             else:
                 self.emit_op(op)
 
@@ -137,7 +140,7 @@ class SegmentWriter:
         returns how many ops of `rest` the launch stands for."""
         name = f"{self.prefix}_{self.name}_mm{len(self.kernels)}"
         j = epilogue.partner_of(op, rest)
-        if j is not None:
+        if j is not None and op not in self.prologues and rest[j] not in self.prologues:
             primary, after = rest[j], rest[j + 1 :]
             planned = epilogue.find(primary, after)
             if planned is None or epilogue.reads_partner_in_tile(primary, planned, op):
@@ -169,12 +172,13 @@ class SegmentWriter:
         if partner is not None:
             later = rest[found.consumed :] if found else rest
             pair = (partner, epilogue.stores_partner(op, found, partner, later))
-        kernel = matmul.kernel(name, op, locations, tail, store_c, pair)
+        prologue = self._prologue(name, op)
+        kernel = matmul.kernel(name, op, locations, tail, store_c, pair, prologue)
         self.kernels.append(kernel)
         for host_op in [*before, *(found.hoisted if found else [])]:
             self.emit_op(host_op)
         first = 5 if partner is not None else 3  # a, b, c (bq, cq): the template's own
-        extra = self._args(kernel.params[first:], []) if tail is not None else ""
+        extra = self._args(kernel.params[first:], [])
         rows = found is not None and found.row is not None
         grid, args = matmul.launch_args(self, op, extra, rows=rows, partner=partner)
         self.emit("if M * N * B0 * B1 > 0:")
@@ -183,6 +187,27 @@ class SegmentWriter:
         self.depth -= 1
         for host_op in found.deferred if found else []:
             self.emit_op(host_op)
+
+    def _defer(self, nest: ir.Operation, rest: list) -> bool:
+        """Whether `nest` waits to run as the operand prologue of a product among `rest`."""
+        found = operand_prologue.find(nest, rest)
+        if found is None or found[0] in self.prologues:
+            return False
+        self.prologues[found[0]] = found[1]
+        return True
+
+    def _prologue(self, name: str, op: ir.Operation):
+        """(writer, code, operand) of the prologue deferred to `op`'s kernel; when it cannot
+        be written, its nest runs now, as it could have where it stood."""
+        found = self.prologues.pop(op, None)
+        if found is None:
+            return None
+        depth = 2 if conv.is_conv_call(op) else 3  # the K loop's body in each template
+        try:
+            return (*operand_prologue.write(name, op, found, depth), found.operand)
+        except (_NeedScalar, KernelError):
+            self.launch(found.nest)
+            return None
 
     def serial(self, op: ir.Operation) -> None:
         """Sequential code with memory effects: one program; its scalar results come back

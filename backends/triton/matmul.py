@@ -249,12 +249,19 @@ _STORE = "    tl.store(cp, accv, mask=cmask)\n"
 
 
 def kernel(
-    name: str, call: ir.Operation, locations: list[str], tail=None, store_c=True, partner=None
+    name: str,
+    call: ir.Operation,
+    locations: list[str],
+    tail=None,
+    store_c=True,
+    partner=None,
+    prologue=None,
 ) -> Kernel:
     """The kernel of `call` (a matmul or a conv): C = init + A @ B (init: the fill the
     outlining folded, else C's contents), then `tail` (an epilogue's KernelWriter) on the
     tile; C stored if `store_c`. `partner`: (a product of the same A and init, whether its C
-    is stored), computed alongside."""
+    is stored), computed alongside. `prologue`: (its writer, its code, the operand it
+    computes) in place of that operand's load."""
     params = [
         Param(n, "memref", v, sig=param_signature("memref", v))
         for n, v in zip("abc", call.operands)
@@ -265,7 +272,7 @@ def kernel(
             for n, v in zip(("bq", "cq"), list(partner[0].operands)[1:])
         ]
     init = call.attributes[INIT_ATTR] if INIT_ATTR in call.attributes else None
-    extra = tail.params if tail is not None else []
+    extra = (prologue[0].params if prologue else []) + (tail.params if tail is not None else [])
     is_conv = conv.is_conv_call(call)
     init_text = repr(ir.FloatAttr(init).value) if init is not None else "0.0"
     pair = partner is not None
@@ -277,12 +284,19 @@ def kernel(
         pair_init=_PAIR_INIT.format(init=init_text) if pair else "",
         pair_dot=_PAIR_DOT if pair else "",
     )
+    reads, writes = {"a", "b"} | ({"c"} if init is None else set()), {"c"} if store_c else set()
+    if prologue is not None:
+        from .operand_prologue import replace_load
+
+        pw, code, k = prologue
+        source = replace_load(source, k, code)
+        reads = (reads - {"ab"[k]}) | {p for p in pw.read if f"tl.load({p} +" in code}
+        locations = [*locations, *(x for x in pw.locations if x not in locations)]
     if init is None:
         source += _ACCUMULATE
     source += "    accv = H.cast_to(acc, c.dtype.element_ty)\n"
     if store_c:
         source += _STORE
-    reads, writes = {"a", "b"} | ({"c"} if init is None else set()), {"c"} if store_c else set()
     if pair:
         source += _PAIR_RESULT + ("    tl.store(cqp, accqv, mask=cmask)\n" if partner[1] else "")
         reads.add("bq")

@@ -112,6 +112,17 @@ _PURE = {
     "math.tanh",
     "math.erf",
     "math.absf",
+    "math.sin",
+    "math.cos",
+    "math.log",
+    "math.log1p",
+    "math.expm1",
+    "math.exp2",
+    "math.log2",
+    "math.floor",
+    "math.ceil",
+    "arith.maxnumf",
+    "arith.minnumf",
 }
 
 

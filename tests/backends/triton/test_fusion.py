@@ -230,3 +230,19 @@ def test_transposed_heads_are_read_in_place_by_the_products():
     # or v into heads
     assert _modes(compiled) == ["matmul"] * 3, [k.ops for k in compiled.library.kernels]
     _check(compiled, model, x, tol=1e-4)
+
+
+class ReluPool(nn.Module):
+    def forward(self, x):
+        return nn.functional.max_pool2d(torch.relu(x), 3, stride=2, padding=1)
+
+
+def test_a_pooling_window_accumulates_in_registers():
+    # both window loops keep the running max in a register: the output is stored once, never
+    # read back
+    model, x = ReluPool(), torch.randn(2, 3, 9, 10)
+    compiled = _compile(model, x)
+    assert _modes(compiled) == ["block"]
+    _check(compiled, model, x)
+    out = model(x)
+    assert report(compiled, x)["bytes_moved"] == (x.numel() + out.numel()) * 4

@@ -31,3 +31,16 @@ def test_norm_then_linear_is_a_tensor_core_kernel(dynamic, tmp_path):
         x = torch.randn(2, seq, 16)
         with torch.no_grad():
             torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-5)
+
+
+class SinMatmul(torch.nn.Module):
+    def forward(self, x, w):
+        return torch.matmul(torch.cos(torch.sin(x)), w)
+
+
+def test_a_transcendental_operand_still_feeds_a_tensor_core_kernel():
+    # sin/cos in the operand computation were once left in the contraction: a scalar loop
+    model, x, w = SinMatmul(), torch.randn(2, 9, 20), torch.randn(20, 12)
+    compiled = aten_mlir.compile(torch.export.export(model, (x, w)), target="triton")
+    assert [k.mode for k in compiled.library.kernels] == ["matmul"]
+    torch.testing.assert_close(compiled(x, w), model(x, w), atol=1e-5, rtol=1e-5)
