@@ -25,7 +25,7 @@ from .matmul import INIT_ATTR, LAYOUT_ATTR, is_matmul_call, tile_exprs
 from .ops import OPS
 from .rematerialize import refills
 
-_HOISTABLE = {
+HOISTABLE = {
     "arith.constant",
     "memref.alloc",
     "memref.expand_shape",
@@ -54,7 +54,7 @@ class Epilogue:
 def find(call: ir.Operation, rest: list) -> Epilogue | None:
     hoisted, deferred = [], []
     for i, op in enumerate(rest):
-        if op.name in _HOISTABLE:
+        if op.name in HOISTABLE:
             hoisted.append(op)
         elif op.name == "memref.dealloc":
             deferred.append(op)
@@ -77,7 +77,7 @@ def _then_row(call: ir.Operation, ep: Epilogue, rest: list) -> Epilogue | None:
     hoisted, deferred = list(ep.hoisted), list(ep.deferred)
     for i in range(ep.consumed, len(rest)):
         op = rest[i]
-        if op.name in _HOISTABLE:
+        if op.name in HOISTABLE:
             hoisted.append(op)
         elif op.name == "memref.dealloc":
             deferred.append(op)
@@ -108,9 +108,10 @@ def _fits(call: ir.Operation, nest: ir.Operation, deferred) -> bool:
     return _c_indices(call, nest, deferred) is not None
 
 
-def _c_indices(call: ir.Operation, nest: ir.Operation, deferred) -> list | None:
+def _c_indices(call: ir.Operation, nest: ir.Operation, deferred, unaliased=False) -> list | None:
     """The ivs `nest` reads C at, one per C dim (a permutation of its ivs), when the nest can
-    run on the product's tile; else None."""
+    run on the product's tile (`unaliased`: once it writes a buffer of its own where it writes
+    over an operand, see `triton-unalias-epilogues`); else None."""
     c = call.operands[2]
     t = ir.MemRefType(c.type)
     n = len(nest.operands) // 3
@@ -118,7 +119,7 @@ def _c_indices(call: ir.Operation, nest: ir.Operation, deferred) -> list | None:
     if n != t.rank or any(t.is_dynamic_dim(d) for d in range(n)):
         return None
     ivs = list(nest.regions[0].blocks[0].arguments)
-    found = _accesses(nest)
+    found = nest_accesses(nest)
     if found is None:
         return None
     writes, accesses = found
@@ -136,20 +137,27 @@ def _c_indices(call: ir.Operation, nest: ir.Operation, deferred) -> list | None:
             return None
     operands = {root_of(call.operands[0]), root_of(call.operands[1])}
     freed = {root_of(d.operands[0]) for d in deferred}
-    if writes & operands or freed & (writes | set(accesses)):
+    if (writes & operands and not unaliased) or freed & (writes | set(accesses)):
         return None
     return indices
 
 
-def _accesses(nest: ir.Operation):
-    """(roots written, {root: [(memref, indices)]}) of a straight-line nest body; None when
-    the body has regions or ops the kernel writer cannot emit per tile element."""
+def reads_tile(call: ir.Operation, nest: ir.Operation) -> bool:
+    """`nest` can run on `call`'s tile once `triton-unalias-epilogues` has given it its own
+    output buffer (if it needs one)."""
+    return _c_indices(call, nest, [], unaliased=True) is not None
+
+
+def nest_accesses(nest: ir.Operation):
+    """(roots written, {root: [(memref, indices)]}) of a nest body of straight-line code and
+    `scf.for` loops (a short reduction inlined there); None when it has other regions or ops
+    the kernel writer cannot emit per tile element."""
     writes, accesses = set(), {}
     for op in all_ops(nest):
-        if op == nest or op.name == "scf.reduce":
+        if op == nest or op.name in ("scf.reduce", "scf.for", "scf.yield"):
             continue
         if op.regions or (op.name not in OPS and op.name not in ("memref.load", "memref.store")):
-            return None  # straight-line code only: the tail runs once per tile element
+            return None  # the tail runs once per tile element
         if op.name in ("memref.load", "memref.store"):
             store = op.name == "memref.store"
             memref = op.operands[1 if store else 0]
@@ -165,7 +173,7 @@ def partner_of(call: ir.Operation, rest: list) -> int | None:
     the same A, layout and init, another B and C (SwiGLU's up projection after its gate), only
     allocations and views in between. `call` becomes the partner of that product."""
     for j, op in enumerate(rest):
-        if op.name in _HOISTABLE:
+        if op.name in HOISTABLE:
             continue
         return j if is_matmul_call(op) and _same_a(call, op) else None
     return None

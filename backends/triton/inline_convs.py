@@ -21,7 +21,7 @@ from aten_mlir.passes.registry import ModulePass, function_blocks, register_pass
 from . import epilogue
 from .conv import CONV_ATTR, is_conv_call
 from .kernel_memory import _users, const_int, root_of, top_in, writes_between
-from .matmul import INIT_ATTR
+from .matmul import INIT_ATTR, is_matmul_call
 from .rematerialize import ops_after, refills
 from .view_indices import indices_in, reaches
 
@@ -55,9 +55,12 @@ def _inline(call: ir.Operation) -> None:
     if c * kh * kw > _MAX_K:
         return
     loads = _loads(call, out)
+    if not loads:
+        return
     ep = epilogue.find(call, ops_after(call))
-    if not loads or (ep is not None and any(top_in(ld, call.block) in ep.nests for ld in loads)):
-        return  # a reader that runs on the product's tile reads the sum from registers
+    if ep is not None and any(top_in(ld, call.block) in ep.nests for ld in loads):
+        if not _joins_previous(call, ep):
+            return  # that reader runs on the conv's tile, reading the sum from registers
     for load in loads:
         at = list(load.operands[1:])
         n, f, oh, ow = indices_in(load.operands[0], at, out, ir.InsertionPoint(load))
@@ -66,6 +69,20 @@ def _inline(call: ir.Operation) -> None:
         load.results[0].replace_all_uses_with(value)
         load.erase()
     call.erase()
+
+
+def _joins_previous(call: ir.Operation, ep) -> bool:
+    """Without `call`, its epilogue nest would run on the tile of the product before it (a
+    shortcut conv after a block's second conv: both then stay in registers)."""
+    ops = [o.operation for o in call.block.operations]
+    skipped = (*epilogue.HOISTABLE, "memref.dealloc")
+    prev = next((o for o in reversed(ops[: ops.index(call)]) if o.name not in skipped), None)
+    if prev is None or not is_matmul_call(prev):
+        return False
+    between = ops_after(prev)[: ops_after(prev).index(ep.nest)]
+    if any(o != call and o.name not in epilogue.HOISTABLE for o in between):
+        return False
+    return epilogue.reads_tile(prev, ep.nest)
 
 
 def _loads(call: ir.Operation, out: ir.Value) -> list:
@@ -90,7 +107,7 @@ def _loads(call: ir.Operation, out: ir.Value) -> list:
             continue  # reads the next tensor the bufferizer put there
         if user.name != "memref.load" or top.name != "scf.parallel":
             return []
-        if not reaches(user.operands[0], out) or writes_between(call, top, operands, _no):
+        if not reaches(user.operands[0], out) or writes_between(call, top, operands, _reads_only):
             return []
         trips = _trips(user, top)
         if trips is None:
@@ -104,8 +121,9 @@ def _loads(call: ir.Operation, out: ir.Value) -> list:
     return loads if reads <= _MAX_READS * elements else []
 
 
-def _no(op, index) -> bool:
-    return False
+def _reads_only(op: ir.Operation, index: int) -> bool:
+    """A product's A and B operands are only read."""
+    return is_matmul_call(op) and index < 2
 
 
 def _trips(load: ir.Operation, top: ir.Operation) -> int | None:

@@ -70,6 +70,7 @@ class KernelWriter:
         self.loop_ivs: set[str] = set()
         self.written: set[str] = set()
         self.loop_registers: dict = {}  # memref.load/store -> the register an scf.for holds
+        self.lanes = "[BM, BN]" if mode == "tile" else "[XBLOCK]"  # the shape of a block value
 
     # -- names ---------------------------------------------------------------------------------
     def fresh(self, prefix: str = "v") -> str:

@@ -65,7 +65,7 @@ def _carry(k, init: ir.Value, arg: ir.Value, block: bool) -> str:
     name = k.fresh("c")
     expr = k.t(init)
     if block and not k.is_block(init):
-        expr = f"tl.full([XBLOCK], 0, {tl_type(init.type)}) + {expr}"
+        expr = f"tl.full({k.lanes}, 0, {tl_type(init.type)}) + {expr}"
     k.emit(f"{name} = {expr}")
     k.names[arg] = name
     if block:
@@ -90,7 +90,7 @@ def _registers(k, promoted) -> dict:
             init = known.expr
             if block and not known.block:
                 elem = tl_type(ir.MemRefType(memref.type).element_type)
-                init = f"tl.full([XBLOCK], 0, {elem}) + {init}"
+                init = f"tl.full({k.lanes}, 0, {elem}) + {init}"
             k.emit(f"{reg} = {init}")
         else:
             k.emit(f"{reg} = tl.load({addr}{k.mask(*indices)})")

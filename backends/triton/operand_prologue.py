@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .conv import is_conv_call
-from .epilogue import _HOISTABLE, _accesses
+from .epilogue import HOISTABLE, nest_accesses
 from .kernel import KernelWriter, all_ops
 from .kernel_memory import const_int, dead_after, root_of
 from .kernel_types import KernelError
@@ -56,12 +56,12 @@ def find(nest: ir.Operation, rest: list) -> tuple[ir.Operation, Prologue] | None
     root = root_of(memref)
     if isinstance(root.owner, ir.Block) or root.owner.operation.name != "memref.alloc":
         return None
-    _, accesses = _accesses(nest)
+    _, accesses = nest_accesses(nest)
     reads = set(accesses) - {root}
     if len(accesses[root]) != 1:
         return None  # the nest reads its own buffer
     for j, op in enumerate(rest):
-        if op.name in _HOISTABLE:
+        if op.name in HOISTABLE:
             continue
         if is_matmul_call(op) and memref in list(op.operands)[:2]:
             k = list(op.operands).index(memref)
@@ -82,7 +82,7 @@ def _is_memref(v: ir.Value) -> bool:
 
 def _the_store(nest: ir.Operation) -> ir.Operation | None:
     """The nest's only store, when it writes every element of its memref once per lane."""
-    if _accesses(nest) is None:
+    if nest_accesses(nest) is None:
         return None
     stores = [op for op in all_ops(nest) if op.name == "memref.store"]
     if len(stores) != 1:
@@ -108,6 +108,7 @@ class PrologueWriter(KernelWriter):
     def __init__(self, name: str, nest: ir.Operation, mask: str):
         super().__init__(name, nest, "tile")
         self.tile_mask = mask
+        self.lanes = "[BM, BK]" if mask == "a_mask" else "[BK, BN]"
         self.value = None
 
     def fresh(self, prefix: str = "v") -> str:

@@ -47,3 +47,27 @@ def test_a_conv_with_a_long_reduction_stays_a_product():
     assert [k.mode for k in compiled.library.kernels] == ["conv", "block"]
     with torch.no_grad():
         torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-5)
+
+
+class Downsample(nn.Module):
+    """A residual block's 1x1 stride-2 shortcut (16 products per element), read once by the
+    epilogue of the block's second conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(16, 8, 3, stride=2, padding=1, bias=False)
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1, bias=False)
+        self.shortcut = nn.Conv2d(16, 8, 1, stride=2, bias=False)
+
+    def forward(self, x):
+        return torch.relu(self.conv2(torch.relu(self.conv1(x))) + self.shortcut(x))
+
+
+def test_a_shortcut_conv_runs_in_the_epilogue_that_reads_it():
+    model, x = Downsample().eval(), torch.randn(2, 16, 9, 8)
+    compiled = _compile(model, x)
+    modes = [k.mode for k in compiled.library.kernels]
+    assert modes == ["conv", "conv"]
+    assert "for " in compiled.library.kernels[1].source.split("accv = ")[1]  # the 16-term sum
+    with torch.no_grad():
+        torch.testing.assert_close(compiled(x), model(x), atol=1e-5, rtol=1e-5)
