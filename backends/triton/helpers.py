@@ -374,7 +374,9 @@ def powi(x, n):
     m = tl.abs(n)
     result = x * 0 + 1
     base = x
-    while m > 0:
+    # a loop condition must be a scalar: run until every lane's exponent is used up (a block's
+    # truth value in the interpreter is always true)
+    while tl.reduce(m + tl.full([1], 0, m.dtype), None, max_num) > 0:
         result = tl.where((m % 2) == 1, result * base, result)
         base = base * base
         m = m // 2

@@ -104,6 +104,8 @@ def every(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     z += H.round_even(x) + H.rsqrt(x) + H.tan(x) + H.atan2(x, y) + H.fmod(x, y)
     z += H.maximum_nan(x, y) + H.minimum_nan(x, y) + H.powf(x, y) + H.copysign(x, y)
     z += H.round_half_away(x) + H.isnan(x).to(tl.float32) + H.isfinite(x).to(tl.float32)
+    # an exponent per lane: the loop's condition must still be a scalar
+    z += H.powi(x, y.to(tl.int32)) + H.powi(y.to(tl.int64), x.to(tl.int64)).to(tl.float32)
     tl.store(out_ptr + i, z, mask=m)
 
 sig = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}

@@ -171,3 +171,14 @@ def test_ctlz_counts_leading_zero_bits(dtype, bits):
     _ctlz[(1,)](x, out, x.numel(), BITS=bits, BLOCK=16)
     expected = [bits - (v % 2**bits).bit_length() for v in values]
     assert out.tolist() == expected
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int32, torch.int64])
+def test_integer_power_with_an_exponent_per_lane(dtype):
+    # the loop runs until every lane's exponent is used up; a block condition would never end
+    # in the interpreter (and does not compile)
+    x = torch.arange(-4, 5, dtype=dtype).repeat(5)
+    y = torch.arange(45, dtype=dtype) % 7
+    out = torch.empty_like(x)
+    _binary[(1,)](x, y, out, x.numel(), FN=H.powi, BLOCK=64)
+    torch.testing.assert_close(out, torch.pow(x, y), atol=0, rtol=0)
