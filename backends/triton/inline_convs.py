@@ -10,6 +10,7 @@ write and read; the readers must read each element a few times at most.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -79,7 +80,7 @@ def _joins_previous(call: ir.Operation, ep) -> bool:
     prev = next((o for o in reversed(ops[: ops.index(call)]) if o.name not in skipped), None)
     if prev is None or not is_matmul_call(prev):
         return False
-    between = ops_after(prev)[: ops_after(prev).index(ep.nest)]
+    between = ops[ops.index(prev) + 1 : ops.index(ep.nest)]
     if any(o != call and o.name not in epilogue.HOISTABLE for o in between):
         return False
     return epilogue.reads_tile(prev, ep.nest)
@@ -114,11 +115,7 @@ def _loads(call: ir.Operation, out: ir.Value) -> list:
             return []
         loads.append(user)
         reads += trips
-    size = ir.MemRefType(out.type)
-    elements = 1
-    for d in size.shape:
-        elements *= d
-    return loads if reads <= _MAX_READS * elements else []
+    return loads if reads <= _MAX_READS * math.prod(ir.MemRefType(out.type).shape) else []
 
 
 def _reads_only(op: ir.Operation, index: int) -> bool:

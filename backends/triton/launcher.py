@@ -13,7 +13,7 @@ from mlir import ir
 
 from aten_mlir.dialects import describe_location
 
-from . import conv, epilogue, matmul, operand_prologue
+from . import epilogue, matmul, operand_prologue
 from .host import HOST, _host_constant, _torch_dtype, _typed
 from .kernel import KernelWriter, _NeedScalar, all_ops
 from .kernel_types import Kernel, KernelError
@@ -202,9 +202,8 @@ class SegmentWriter:
         found = self.prologues.pop(op, None)
         if found is None:
             return None
-        depth = 2 if conv.is_conv_call(op) else 3  # the K loop's body in each template
         try:
-            return (*operand_prologue.write(name, op, found, depth), found.operand)
+            return (*operand_prologue.write(name, op, found), found.operand)
         except (_NeedScalar, KernelError):
             self.launch(found.nest)
             return None

@@ -244,6 +244,7 @@ _PAIR_DOT = """            yq = tl.load(bq_cols + k2 * sbqk2 + kk[:, None] * sbq
 _PAIR_RESULT = """    cqp = cq + b0 * scq0 + b1 * scq1 + rm[:, None] * scqm + rn[None, :] * scqn
     accqv = H.cast_to(accq, cq.dtype.element_ty)
 """
+OPERAND_TILES = ("x", "y")  # the names of the A and B tiles in both templates' K loop
 _ACCUMULATE = "    acc += tl.load(cp, mask=cmask, other=0.0).to(tl.float32)\n"
 _STORE = "    tl.store(cp, accv, mask=cmask)\n"
 
@@ -286,10 +287,8 @@ def kernel(
     )
     reads, writes = {"a", "b"} | ({"c"} if init is None else set()), {"c"} if store_c else set()
     if prologue is not None:
-        from .operand_prologue import replace_load
-
         pw, code, k = prologue
-        source = replace_load(source, k, code)
+        source = _replace_operand_load(source, k, code)
         reads = (reads - {"ab"[k]}) | {p for p in pw.read if f"tl.load({p} +" in code}
         locations = [*locations, *(x for x in pw.locations if x not in locations)]
     if init is None:
@@ -311,6 +310,20 @@ def kernel(
     header = "\n".join(f"# {loc}" for loc in locations)
     mode = "conv" if is_conv else "matmul"
     return Kernel(name, mode, header + source, params + extra, [], locations, reads, writes)
+
+
+def _replace_operand_load(source: str, operand: int, code: str) -> str:
+    """`source` (a product template) with the load of `operand`'s tile replaced by `code`."""
+    lines = source.split("\n")
+    tile = f"{OPERAND_TILES[operand]} = "
+    start = next(i for i, x in enumerate(lines) if x.strip().startswith(tile))
+    end, depth = start, 0
+    while True:  # the load may continue on the next lines
+        depth += lines[end].count("(") - lines[end].count(")")
+        if depth == 0:
+            break
+        end += 1
+    return "\n".join(lines[:start] + [code.rstrip("\n")] + lines[end + 1 :])
 
 
 def launch_args(

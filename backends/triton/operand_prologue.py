@@ -20,10 +20,10 @@ from mlir import ir
 from .conv import is_conv_call
 from .epilogue import HOISTABLE, nest_accesses
 from .kernel import KernelWriter, all_ops
-from .kernel_memory import const_int, dead_after, root_of
+from .kernel_memory import dead_after, root_of
 from .kernel_types import KernelError
-from .matmul import LAYOUT_ATTR, is_matmul_call
-from .rematerialize import refills
+from .matmul import LAYOUT_ATTR, OPERAND_TILES, is_matmul_call
+from .rematerialize import covers, refills
 
 # the template's index expression of each operand dim, and the mask of its tile
 _MATMUL = {
@@ -34,13 +34,13 @@ _CONV = {
     0: (["cn[:, None]", "kc[None, :]", "ih", "iw"], "a_mask"),
     1: (["rn[None, :]", "kc[:, None]", "kh[:, None]", "kw[:, None]"], "b_mask"),
 }
-_LOADED = {0: "x", 1: "y"}  # the template's name of each operand's tile
 _UNIFORM = ("b0", "b1", "k2")  # the same over a tile
 
 
 @dataclass
 class Prologue:
     nest: ir.Operation
+    store: ir.Operation  # the nest's one store, of the operand
     operand: int  # 0: A, 1: B
 
 
@@ -49,14 +49,14 @@ def find(nest: ir.Operation, rest: list) -> tuple[ir.Operation, Prologue] | None
     (the ops after it) as that product's operand prologue."""
     if nest.name != "scf.parallel" or nest.parent.name != "func.func":
         return None
-    store = _the_store(nest)
-    if store is None:
+    found = _the_store(nest)
+    if found is None:
         return None
+    store, accesses = found
     memref = store.operands[1]
     root = root_of(memref)
     if isinstance(root.owner, ir.Block) or root.owner.operation.name != "memref.alloc":
         return None
-    _, accesses = nest_accesses(nest)
     reads = set(accesses) - {root}
     if len(accesses[root]) != 1:
         return None  # the nest reads its own buffer
@@ -69,7 +69,7 @@ def find(nest: ir.Operation, rest: list) -> tuple[ir.Operation, Prologue] | None
                 return None
             if not dead_after(root, memref, rest[j + 1 :], refills):
                 return None
-            return op, Prologue(nest, k)
+            return op, Prologue(nest, store, k)
         touched = {root_of(v) for o in all_ops(op) for v in o.operands if _is_memref(v)}
         if touched & (reads | {root}):
             return None  # conservative: it may write what the nest reads, or free it
@@ -80,26 +80,19 @@ def _is_memref(v: ir.Value) -> bool:
     return isinstance(v.type, ir.MemRefType)
 
 
-def _the_store(nest: ir.Operation) -> ir.Operation | None:
-    """The nest's only store, when it writes every element of its memref once per lane."""
-    if nest_accesses(nest) is None:
-        return None
+def _the_store(nest: ir.Operation):
+    """(the nest's only store, its accesses by root) when that store writes every element of a
+    static memref at the nest's own ivs, one element per lane."""
+    found = nest_accesses(nest)
     stores = [op for op in all_ops(nest) if op.name == "memref.store"]
-    if len(stores) != 1:
+    if found is None or len(stores) != 1:
         return None
     store = stores[0]
-    t = ir.MemRefType(store.operands[1].type)
-    indices = list(store.operands[2:])
-    ivs = list(nest.regions[0].blocks[0].arguments)
-    if len(indices) != len(ivs) or set(indices) != set(ivs) or not t.has_static_shape:
+    memref, indices = store.operands[1], list(store.operands[2:])
+    ivs = set(nest.regions[0].blocks[0].arguments)
+    if set(indices) != ivs or not ir.MemRefType(memref.type).has_static_shape:
         return None
-    n = len(ivs)
-    lbs, ubs, steps = (list(nest.operands)[k * n : (k + 1) * n] for k in range(3))
-    for d, iv in enumerate(indices):
-        j = ivs.index(iv)
-        if (const_int(lbs[j]), const_int(ubs[j]), const_int(steps[j])) != (0, t.shape[d], 1):
-            return None
-    return store
+    return (store, found[1]) if covers(store, memref, indices, nest) else None
 
 
 class PrologueWriter(KernelWriter):
@@ -121,13 +114,12 @@ class PrologueWriter(KernelWriter):
         self.value = self.v(op.operands[0])
 
 
-def write(name: str, call: ir.Operation, prologue: Prologue, depth: int) -> tuple:
-    """(the writer, the code computing the operand tile at `depth`) of `prologue` in the
-    kernel of `call`."""
+def write(name: str, call: ir.Operation, prologue: Prologue) -> tuple:
+    """(the writer, the code computing the operand tile) of `prologue` in the kernel of
+    `call`."""
     k = prologue.operand
     exprs, mask = (_CONV if is_conv_call(call) else _MATMUL)[k]
-    store = _the_store(prologue.nest)
-    indices = list(store.operands[2:])
+    indices = list(prologue.store.operands[2:])
     if is_conv_call(call):
         dim_expr = dict(enumerate(exprs))
     else:
@@ -135,7 +127,7 @@ def write(name: str, call: ir.Operation, prologue: Prologue, depth: int) -> tupl
         tokens = layout.split(";")[k].split(":")[1].split(",")
         dim_expr = {int(t): e for t, e in zip(tokens, exprs) if t != "x"}
     w = PrologueWriter(name, prologue.nest, mask)
-    w.depth = depth
+    w.depth = 2 if is_conv_call(call) else 3  # the K loop's body in each template
     for d, iv in enumerate(indices):
         if d not in dim_expr:
             raise KernelError("an operand dim the product's layout leaves out")
@@ -147,21 +139,6 @@ def write(name: str, call: ir.Operation, prologue: Prologue, depth: int) -> tupl
     w.emit_block(prologue.nest.regions[0].blocks[0])
     if any(p.kind == "count" for p in w.params) or w.value is None:
         raise KernelError("a prologue needs the nest's trip counts")
-    operand = "ab"[k]
-    w.emit(
-        f"{_LOADED[k]} = H.cast_to(tl.where({mask}, {w.value}, 0.0), {operand}.dtype.element_ty)"
-    )
+    tile = f"tl.where({mask}, {w.value}, 0.0)"  # zero outside the operand (a conv's padding)
+    w.emit(f"{OPERAND_TILES[k]} = H.cast_to({tile}, {'ab'[k]}.dtype.element_ty)")
     return w, "\n".join(line for line in w.lines if line) + "\n"
-
-
-def replace_load(source: str, operand: int, code: str) -> str:
-    """`source` (a product template) with the load of `operand`'s tile replaced by `code`."""
-    lines = source.split("\n")
-    start = next(i for i, x in enumerate(lines) if x.strip().startswith(f"{_LOADED[operand]} = "))
-    end, depth = start, 0
-    while True:  # the load may continue on the next lines
-        depth += lines[end].count("(") - lines[end].count(")")
-        if depth == 0:
-            break
-        end += 1
-    return "\n".join(lines[:start] + [code.rstrip("\n")] + lines[end + 1 :])

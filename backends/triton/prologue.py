@@ -18,6 +18,8 @@ from mlir.dialects import arith, linalg, tensor
 
 from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
 
+from .rematerialize import is_pure
+
 
 @register_pass
 @dataclass(frozen=True)
@@ -81,49 +83,13 @@ def _contraction_parts(op):
     if yld.operands[0] != add.results[0] or set(add.operands) != {out, mul.results[0]}:
         return None
     x, y = mul.operands
-    if out in (x, y) or any(o.name not in _PURE for o in body[:-3]):
+    if out in (x, y) or not all(is_pure(o) for o in body[:-3]):
         return None
     if _is_arg(x, block) and _is_arg(y, block):
         return None  # already plain
     if str(ir.RankedTensorType(op.results[0].type).element_type) not in ("f32", "f16", "bf16"):
         return None  # no tensor-core product to feed
     return x, y
-
-
-_PURE = {
-    "arith.addf",
-    "arith.subf",
-    "arith.mulf",
-    "arith.divf",
-    "arith.negf",
-    "arith.extf",
-    "arith.truncf",
-    "arith.sitofp",
-    "arith.uitofp",
-    "arith.select",
-    "arith.cmpf",
-    "arith.cmpi",
-    "arith.maximumf",
-    "arith.minimumf",
-    "arith.constant",
-    "math.sqrt",
-    "math.rsqrt",
-    "math.exp",
-    "math.tanh",
-    "math.erf",
-    "math.absf",
-    "math.sin",
-    "math.cos",
-    "math.log",
-    "math.log1p",
-    "math.expm1",
-    "math.exp2",
-    "math.log2",
-    "math.floor",
-    "math.ceil",
-    "arith.maxnumf",
-    "arith.minnumf",
-}
 
 
 def _is_arg(v: ir.Value, block: ir.Block) -> bool:

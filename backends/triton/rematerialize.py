@@ -25,6 +25,11 @@ _MAX_OPS = 16  # a longer computation costs more to repeat than the memory round
 _PURE = ("arith.", "math.", "index.", "affine.apply")
 
 
+def is_pure(op: ir.Operation) -> bool:
+    """`op` computes a value from its operands only: no memory, no side effects."""
+    return op.name.startswith(_PURE)
+
+
 @register_pass
 @dataclass(frozen=True)
 class Rematerialize(ModulePass):
@@ -204,7 +209,7 @@ def element_slice(
         if op.name == "memref.load":
             if root_of(op.operands[0]) in written:
                 return False
-        elif not op.name.startswith(_PURE):
+        elif not is_pure(op):
             return False
         if not all(visit(x) for x in op.operands):
             return False
