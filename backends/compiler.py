@@ -21,8 +21,16 @@ from aten_mlir.passes import PipelineError, PipelineFailedError, run_pipeline
 from aten_mlir.passes.lowering import LOWERING_STAGES, TRITON_STAGES
 
 from .partition import PartitionError, outline
-from .program_cache import load_plan, program_key, store_plan
-from .runtime import CompiledProgram, Fallback
+from .program_cache import (
+    discard_plan,
+    export_key,
+    load_plan,
+    plan_context,
+    program_key,
+    saved_signature,
+    store_plan,
+)
+from .runtime import CompiledProgram
 
 
 class CompileError(RuntimeError):
@@ -63,23 +71,30 @@ def compile(
     after every stage (`00-input.mlir`, `01-decompose.mlir`, ...; for Triton also
     `07-triton.py`, the kernels and launchers). CPU programs are cached on disk (`cache_dir`,
     default `$ATEN_MLIR_CACHE_DIR` or `~/.cache/aten_mlir`): compiling the same program again,
-    in any process, loads it without running MLIR (`.from_cache`)."""
+    in any process, loads it without running MLIR (`.from_cache`); an ExportedProgram is looked up
+    before it is imported, so a hit skips torch's decompositions too."""
     if target not in ("cpu", "triton"):
         raise ValueError(f"unknown target '{target}' (targets: cpu, triton)")
-    if isinstance(program, torch.export.ExportedProgram):
-        program = import_program(program)
-    if not isinstance(program, Program):
-        raise TypeError(f"compile() takes an ExportedProgram or a Program, got {type(program)}")
     # a dump asks for the stages to run; Triton programs are rebuilt (their kernels are cached
     # by Triton itself)
     use_cache = cache and dump_dir is None and target == "cpu"
+    exported, early_key = None, None
+    if isinstance(program, torch.export.ExportedProgram):
+        # keyed before import: torch's run_decompositions costs more than a whole cache hit
+        exported = program
+        early_key = export_key(exported, target, opt_level) if use_cache else None
+        hit = _load(cache_dir, early_key, plan_context(), exported) if early_key else None
+        if hit is not None:
+            return hit
+        program = import_program(exported)
+    if not isinstance(program, Program):
+        raise TypeError(f"compile() takes an ExportedProgram or a Program, got {type(program)}")
     key = program_key(program, target, opt_level) if use_cache else None
-    hit = load_plan(cache_dir, key, program.context) if use_cache else None
+    hit = _load(cache_dir, key, program.context, program=program) if use_cache else None
     if hit is not None:
-        main, library, keep_alive = hit
-        compiled = CompiledProgram(program, main, _fallbacks(main), library)
-        compiled.from_cache, compiled._keep_alive = True, keep_alive
-        return compiled
+        if early_key:  # written by compile(Program): the next compile of `exported` skips import
+            _store(cache_dir, [], early_key, hit._main, hit.library, program, exported)
+        return hit
     dump = Path(dump_dir) if dump_dir is not None else None
     if target == "triton":
         from .triton import KernelError, build  # also registers triton-outline-matmul
@@ -90,7 +105,7 @@ def compile(
             library = build(module, cache_dir, dump)
         except KernelError as e:
             raise CompileError("triton", _first_line(e)) from None
-        return CompiledProgram(program, main, _fallbacks(main), library)
+        return CompiledProgram.of(program, main, library)
     main, module = _lower(program, dump)
     from .cpu import NativeBuildError, compile_llvm_module
 
@@ -99,17 +114,35 @@ def compile(
     except NativeBuildError as e:
         raise CompileError("native", _first_line(e)) from None
     if use_cache:
-        store_plan(cache_dir, key, main, library.key if library.cached else None)
-    return CompiledProgram(program, main, _fallbacks(main), library)
+        _store(cache_dir, [key], early_key, main, library, program, exported)
+    return CompiledProgram.of(program, main, library)
 
 
-def _fallbacks(main: ir.Operation) -> list[Fallback]:
-    """The aten ops `@main` runs eagerly, with where the user wrote them."""
-    return [
-        Fallback(op.name, describe_location(op.location))
-        for op in (o.operation for o in main.regions[0].blocks[0].operations)
-        if op.name.startswith("aten.")
-    ]
+def _store(cache_dir, keys, early_key, main, library, program, exported) -> None:
+    """Writes the plan under `keys`, and under `early_key` if `exported` alone can rebuild what
+    `program` adds to it."""
+    saved = saved_signature(program, exported) if early_key else None
+    keys = keys + ([early_key] if saved is not None else [])
+    if keys and library.cached:  # an in-process (uncached) library cannot be found again
+        store_plan(cache_dir, keys, main, library.key, saved)
+
+
+def _load(cache_dir, key, context, exported=None, program=None) -> CompiledProgram | None:
+    """The cached compile `key` of `exported` (whose own state it binds) or of `program`."""
+    plan = load_plan(cache_dir, key, context, exported)
+    if plan is None:
+        return None
+    try:
+        if program is not None:
+            compiled = CompiledProgram.of(program, plan.main, plan.library)
+        else:
+            state, signature, ftype = plan.restored
+            compiled = CompiledProgram(plan.main, plan.library, state, signature, ftype)
+    except ValueError:  # the plan does not fit its library or signature: a corrupt entry
+        discard_plan(cache_dir, key)
+        return None
+    compiled.from_cache, compiled._keep_alive = True, plan.keep_alive
+    return compiled
 
 
 def _lower(program: Program, dump: Path | None, stages=LOWERING_STAGES):

@@ -1,59 +1,182 @@
 """The compiled-program cache: a second compile of the same program (any process) runs no MLIR.
 
-Keyed by sha256 of the input IR (with locations, so fallback reports keep their lines), the
-target, the options and the compiler version. An entry is `<key>.program.mlir`: the `@main`
-plan (calls to native segments, eager fallbacks) with declarations of the segments, and a first
-line naming the native library's own cache key. Written atomically; a corrupt entry is ignored.
+Two keys lead to an entry, each hashing the target, the options and the compiler (version and
+sources) with the program. `program_key` hashes the imported IR (with locations, so fallback
+reports keep their lines). `export_key` hashes `frontend.fingerprint` of an ExportedProgram,
+taken before torch's `run_decompositions`, which alone costs more than the rest of a cached
+compile; its entry also holds what the importer would have added to the plan (the signature and
+`@main`'s type), and the state is the ExportedProgram's own, bound at run time.
+
+An entry is `<key>.program.mlir`: a line naming the native library's cache key, a line with the
+saved signature (JSON, `null` in an IR-keyed entry), then a module of the `@main` plan (calls to
+native segments, eager fallbacks) and declarations of the segments. Written atomically; a corrupt
+entry is ignored and deleted.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
+import json
 import os
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
+import torch
 from mlir import ir
 from mlir.dialects import func
 
-from aten_mlir.frontend.program import Program
+from aten_mlir.frontend.fingerprint import fingerprint
+from aten_mlir.frontend.program import (
+    INPUT_ROLES,
+    OUTPUT_ROLES,
+    InputSpec,
+    OutputSpec,
+    Program,
+    Signature,
+)
 
-PLAN_VERSION = "1"
+# every CPU compile uses these: imported with the package, not inside the first cache hit
+from .cpu import compiler_version, default_cache_dir, load_cached_library
+
+PLAN_VERSION = "2"
+
+
+class Restored(NamedTuple):
+    """What import_program would have given besides the module: state, signature, `@main`'s
+    type."""
+
+    state: dict
+    signature: Signature
+    function_type: ir.FunctionType
+
+
+class Plan(NamedTuple):
+    main: ir.Operation
+    library: object  # a `NativeLibrary`
+    keep_alive: ir.Module  # the module that held `main`
+    restored: Restored | None  # given an ExportedProgram: its state and the saved signature
 
 
 @functools.cache
 def source_digest() -> str:
     """sha256 of the compiler's own Python sources: a changed lowering must not reuse old code."""
-    root = Path(__file__).resolve().parents[1]
+    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     h = hashlib.sha256()
     for sub in ("dialects", "frontend", "passes", "backends"):
-        for path in sorted((root / sub).rglob("*.py")):
-            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+        # os.walk and plain strings, not Path.rglob: this runs on every cache hit
+        for directory, subdirs, files in os.walk(os.path.join(root, sub)):
+            subdirs.sort()
+            relative = os.path.relpath(directory, root).replace(os.sep, "/")
+            for name in sorted(f for f in files if f.endswith(".py")):
+                with open(os.path.join(directory, name), "rb") as f:
+                    h.update(f"{relative}/{name}".encode() + b"\0" + f.read())
+    return h.hexdigest()
+
+
+def plan_context() -> ir.Context:
+    """A context for a plan read from the cache: parsing loads the few dialects it uses, where
+    `make_context` loads every dialect (most of the cost of a cache hit's context)."""
+    context = ir.Context(load_on_create_dialects=[])
+    context.allow_unregistered_dialects = True  # the aten ops of eager fallbacks
+    return context
+
+
+def _key(kind: str, target: str, opt_level: int, program: str) -> str:
+    h = hashlib.sha256()
+    for part in (PLAN_VERSION, kind, compiler_version(), source_digest(), target, f"O{opt_level}"):
+        h.update(part.encode() + b"\0")
+    h.update(program.encode())
     return h.hexdigest()
 
 
 def program_key(program: Program, target: str, opt_level: int) -> str:
-    from .cpu import compiler_version
+    return _key("ir", target, opt_level, program.text(debug_info=True))
 
-    h = hashlib.sha256()
-    for part in (PLAN_VERSION, compiler_version(), source_digest(), target, f"O{opt_level}"):
-        h.update(part.encode() + b"\0")
-    h.update(program.text(debug_info=True).encode())
-    return h.hexdigest()
+
+def export_key(ep: torch.export.ExportedProgram, target: str, opt_level: int) -> str | None:
+    """The key of `ep` before it is imported; None when `fingerprint` cannot see all of it."""
+    digest = fingerprint(ep)
+    return None if digest is None else _key("export", target, opt_level, digest)
+
+
+def _state_of(ep: torch.export.ExportedProgram) -> dict:
+    return {**ep.state_dict, **ep.constants}
+
+
+def saved_signature(program: Program, ep: torch.export.ExportedProgram) -> dict | None:
+    """What an `export_key` entry must hold to rebuild `program`'s signature, or None when `ep`
+    alone would not bind the same (a state tensor the import made, other pytree specs, a
+    constant output without an exact literal)."""
+    sig, state = program.signature, _state_of(ep)
+    named = [s.name for s in sig.inputs if s.role != "user_input"]
+    named += [s.name for s in sig.outputs if s.role == "mutated_buffer"]
+    if any(name not in state or program.state.get(name) is not state[name] for name in named):
+        return None
+    if sig.in_spec != ep.call_spec.in_spec or sig.out_spec != ep.call_spec.out_spec:
+        return None
+    constants = [[pos, repr(value)] for pos, value in sorted(sig.constant_outputs.items())]
+    try:
+        exact = all(
+            type(_literal(text)) is type(sig.constant_outputs[pos]) and repr(_literal(text)) == text
+            for pos, text in constants
+        )
+    except ValueError:
+        exact = False
+    if not exact:
+        return None
+    ftype = ir.TypeAttr(program.main.attributes["function_type"]).value
+    return {
+        "inputs": [[s.role, s.name] for s in sig.inputs],
+        "outputs": [[s.role, s.name] for s in sig.outputs],
+        "constant_outputs": constants,
+        "function_type": str(ftype),
+    }
+
+
+def _literal(text: str):
+    try:
+        return ast.literal_eval(text)
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError) as e:
+        raise ValueError(f"not a literal: {text}") from e
+
+
+def restore(saved: dict, ep: torch.export.ExportedProgram, context: ir.Context) -> Restored:
+    """`saved_signature`'s dict read back against `ep`; ValueError when it is malformed or
+    names state `ep` lacks."""
+    try:
+        inputs = [InputSpec(role, name) for role, name in saved["inputs"]]
+        outputs = [OutputSpec(role, name) for role, name in saved["outputs"]]
+        constants = {int(pos): _literal(text) for pos, text in saved["constant_outputs"]}
+        ftype = ir.FunctionType(ir.Type.parse(saved["function_type"], context))
+    except (KeyError, TypeError, ir.MLIRError) as e:
+        raise ValueError(f"malformed saved signature: {e}") from None
+    state = _state_of(ep)
+    if (
+        any(s.role not in INPUT_ROLES for s in inputs)
+        or any(s.role not in OUTPUT_ROLES for s in outputs)
+        or len(ftype.inputs) != len(inputs)
+        or len(ftype.results) != len(outputs)
+        or not all(isinstance(s.name, str) for s in inputs + outputs)
+        or any(s.role != "user_input" and s.name not in state for s in inputs)
+    ):
+        raise ValueError("the saved signature does not fit the program")
+    signature = Signature(inputs, outputs, constants, ep.call_spec.in_spec, ep.call_spec.out_spec)
+    return Restored(state, signature, ftype)
 
 
 def _path(cache_dir, key: str) -> Path:
-    from .cpu import default_cache_dir
-
     directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     return directory / f"{key}.program.mlir"
 
 
-def store_plan(cache_dir, key: str, main: ir.Operation, library_key: str | None) -> None:
-    """Writes the entry: the library key, then a module of `main` and its callees' signatures."""
-    if library_key is None:
-        return  # an in-process (uncached) library cannot be found again
+def store_plan(
+    cache_dir, keys: list[str], main: ir.Operation, library_key: str, signature=None
+) -> None:
+    """Writes the entry under each key: the library key, `signature`, then a module of `main`
+    and its callees' signatures."""
     with main.context, ir.Location.unknown():
         module = ir.Module.create()
         seen = set()
@@ -70,39 +193,60 @@ def store_plan(cache_dir, key: str, main: ir.Operation, library_key: str | None)
                     )
                     func.FuncOp(name, ftype, visibility="private")
         module.body.append(main.clone())
-    text = f"// library: {library_key}\n" + module.operation.get_asm(enable_debug_info=True)
-    path = _path(cache_dir, key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    text = (
+        f"// library: {library_key}\n// signature: {json.dumps(signature)}\n"
+        + module.operation.get_asm(enable_debug_info=True)
+    )
+    for key in keys:
+        path = _path(cache_dir, key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
 
 
-def load_plan(cache_dir, key: str, context: ir.Context):
-    """(`@main` op, library, the module that held it: keep it alive) of a valid entry, else None
-    (a corrupt entry is deleted)."""
-    from .cpu import load_cached_library
-
+def load_plan(cache_dir, key: str, context: ir.Context, ep=None) -> Plan | None:
+    """The entry `key` if it is valid (and, given the ExportedProgram `ep`, holds a signature
+    that fits it), else None; a corrupt entry is deleted."""
     path = _path(cache_dir, key)
     try:
         text = path.read_text()
     except OSError:
         return None
-    first, _, body = text.partition("\n")
-    library_key = first.removeprefix("// library: ").strip()
-    library = load_cached_library(library_key, cache_dir) if library_key else None
-    try:
-        module = ir.Module.parse(body, context) if library is not None else None
-    except ir.MLIRError:
-        module = None
-    if module is None:
+    plan = _parse_entry(text, cache_dir, context, ep)
+    if plan is None:
         path.unlink(missing_ok=True)
+    return plan
+
+
+def discard_plan(cache_dir, key: str) -> None:
+    """Deletes the entry `key` (found corrupt)."""
+    _path(cache_dir, key).unlink(missing_ok=True)
+
+
+def _parse_entry(text: str, cache_dir, context: ir.Context, ep) -> Plan | None:
+    library_line, _, rest = text.partition("\n")
+    signature_line, _, body = rest.partition("\n")
+    if not (
+        library_line.startswith("// library: ") and signature_line.startswith("// signature: ")
+    ):
+        return None
+    try:
+        saved = json.loads(signature_line.removeprefix("// signature: "))
+        restored = None if ep is None else restore(saved, ep, context)
+    except ValueError:
+        return None
+    library = load_cached_library(library_line.removeprefix("// library: ").strip(), cache_dir)
+    if library is None:
+        return None
+    try:
+        module = ir.Module.parse(body, context)
+    except ir.MLIRError:
         return None
     for op in module.body.operations:
         op = op.operation
         if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == "main":
             op.detach_from_parent()
-            return op, library, module
-    path.unlink(missing_ok=True)
+            return Plan(op, library, module, restored)
     return None

@@ -11,13 +11,9 @@ from dataclasses import dataclass
 import torch
 from mlir import ir
 
-from aten_mlir.backends.reference.interpreter import (
-    REFERENCE_KERNELS,
-    _check_input,
-    _run_aten,
-)
-from aten_mlir.dialects import describe_location, dtype_of
-from aten_mlir.frontend.program import Program
+from aten_mlir.backends.reference.interpreter import REFERENCE_KERNELS, _run_aten
+from aten_mlir.dialects import UnsupportedDtypeError, describe_location, dtype_of
+from aten_mlir.frontend.program import Program, Signature
 
 
 @dataclass(frozen=True)
@@ -48,21 +44,39 @@ def _storage_view(t: torch.Tensor) -> torch.Tensor:
 class CompiledProgram:
     """A compiled program: call it like the exported module."""
 
-    def __init__(self, program: Program, main: ir.Operation, fallbacks, library):
-        self.program = program
-        self.state = program.state
-        self.signature = program.signature
-        self.fallbacks: list[Fallback] = list(fallbacks)
+    def __init__(
+        self,
+        main: ir.Operation,
+        library,
+        state: dict,
+        signature: Signature,
+        function_type: ir.FunctionType,
+        program: Program | None = None,
+    ):
+        self.program = program  # None when compile() loaded it by an ExportedProgram's key
+        self.state = state
+        self.signature = signature
+        self.fallbacks: list[Fallback] = _fallbacks(main)
         self.library = library
         self.from_cache = False  # True when compile() loaded it without running MLIR
         self._main = main  # kept alive: the plan the runtime walks
-        ftype = ir.FunctionType(ir.TypeAttr(program.main.attributes["function_type"]).value)
-        self._result_types = list(ftype.results)
+        self._result_types = list(function_type.results)
+        # the user inputs' types before lowering, which is what callers must pass
+        self._declared = {
+            i: _Declared.of(t)
+            for i, (s, t) in enumerate(zip(signature.inputs, function_type.inputs))
+            if s.role == "user_input"
+        }
         self._seed_args = _seed_arguments(main)
+        self._block = main.regions[0].blocks[0]
+        if len(self._block.arguments) != len(signature.inputs) + len(self._seed_args):
+            raise ValueError(
+                f"@main takes {len(self._block.arguments)} arguments: not the signature's "
+                f"{len(signature.inputs)} inputs and {len(self._seed_args)} seeds"
+            )
         self._state_pointers = {
             t.data_ptr() for t in self.state.values() if isinstance(t, torch.Tensor)
         }
-        self._block = main.regions[0].blocks[0]
         self._ops = [op.operation for op in self._block.operations]
         self._functions = {}
         for op in self._ops:
@@ -74,6 +88,12 @@ class CompiledProgram:
                         [str(_memref(v.type)) for v in op.operands],
                         [str(_memref(r.type)) for r in op.results],
                     )
+
+    @classmethod
+    def of(cls, program: Program, main: ir.Operation, library) -> CompiledProgram:
+        """`main` (the lowered plan of `program`) running on `library`."""
+        ftype = ir.FunctionType(ir.TypeAttr(program.main.attributes["function_type"]).value)
+        return cls(main, library, program.state, program.signature, ftype, program)
 
     def __repr__(self) -> str:
         return (
@@ -134,11 +154,10 @@ class CompiledProgram:
         if len(user_inputs) != n_user:
             raise ValueError(f"expected {n_user} tensor inputs, got {len(user_inputs)}")
         env, it = {}, enumerate(user_inputs)
-        declared = self.program.main.regions[0].blocks[0].arguments  # types before lowering
-        for spec, arg, declared_arg in zip(specs, self._block.arguments, declared):
+        for position, (spec, arg) in enumerate(zip(specs, self._block.arguments)):
             if spec.role == "user_input":
                 index, value = next(it)
-                _check_input(declared_arg, value, index)
+                self._declared[position].check(value, index)
                 if value.device.type != "cpu":
                     raise ValueError(f"user input #{index} is on {value.device}; expected cpu")
             else:
@@ -169,6 +188,48 @@ class CompiledProgram:
                     f"{type(e).__name__}: {e}"
                 ) from e
         return [REFERENCE_KERNELS[op.name](op, *[env[v] for v in op.operands])]
+
+
+@dataclass(frozen=True)
+class _Declared:
+    """A user input's declared type, read once so that calls check it without MLIR."""
+
+    text: str
+    dtype: torch.dtype | None  # None: no tensor fits (the type has no torch dtype)
+    shape: tuple  # None for a dynamic dim
+
+    @classmethod
+    def of(cls, t: ir.Type) -> _Declared:
+        if not isinstance(t, ir.RankedTensorType):
+            return cls(str(t), None, ())
+        shape = tuple(None if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank))
+        try:
+            return cls(str(t), dtype_of(t.element_type), shape)
+        except UnsupportedDtypeError:
+            return cls(str(t), None, shape)
+
+    def check(self, value, index: int) -> None:
+        if not isinstance(value, torch.Tensor):
+            raise ValueError(f"user input #{index} must be a tensor, got {type(value).__name__}")
+        fits = (
+            value.dtype == self.dtype
+            and value.dim() == len(self.shape)
+            and all(s is None or s == v for s, v in zip(self.shape, value.shape))
+        )
+        if not fits:
+            raise ValueError(
+                f"user input #{index}: expected {self.text} ({self.dtype}), "
+                f"got {list(value.shape)} {value.dtype}"
+            )
+
+
+def _fallbacks(main: ir.Operation) -> list[Fallback]:
+    """The aten ops `@main` runs eagerly, with where the user wrote them."""
+    return [
+        Fallback(op.name, describe_location(op.location))
+        for op in (o.operation for o in main.regions[0].blocks[0].operations)
+        if op.name.startswith("aten.")
+    ]
 
 
 SEED_ATTR = "aten.rng_seed"
