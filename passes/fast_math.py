@@ -1,0 +1,261 @@
+"""`aten-fast-math`: f32 exp, expm1, tanh, erf, log and log1p as polynomials LLVM vectorizes.
+
+`convert-math-to-llvm` makes math.exp an `llvm.intr.exp` and `convert-math-to-libm` makes math.erf
+an `erff` call; with no vector math library for the target, LLVM scalarizes them: a loop calling
+one stays scalar, a vector op becomes one libm call per lane (softmax spent most of its time in
+`expf`). This pass runs before them and expands those ops on f32 scalars and f32 vectors into
+ops LLVM vectorizes: compares and selects for the special cases, bitcasts and integer shifts for
+the 2^n scaling, multiply-adds marked `contract` (one FMA where the CPU has it, else two ops).
+exp(x) - 1 and log(1 + x) would cancel, so expm1 and log1p have expansions of their own (they
+would otherwise reach `aten-accurate-math`, which calls libm for them).
+
+Each expansion reduces the argument (Cody-Waite, as Cephes), evaluates a polynomial on the
+reduced range and scales back. The coefficients are minimax fits of the relative error on the
+stated intervals, rounded to f32 one at a time with the rest refitted to absorb each rounding.
+Against a float64 reference (every 61st f32 bit pattern plus dense sweeps of the edges) the
+largest errors are exp 1.0, expm1 1.5, tanh 1.3, erf 1.1, log 0.85, log1p 1.4 ULP (eager's
+SLEEF kernels: 0.5 to 1); specials (inf, NaN, -0.0, overflow, denormals) match.
+
+Upstream's polynomial approximations (`populateMathPolynomialApproximationPatterns`) are not a
+pass in this MLIR build (the wheel's mlir-opt has no `test-math-polynomial-approximation`).
+f64 stays with libm (eager calls it too); f16 and bf16 math is computed in f32 by
+`convert-aten-to-linalg` (as eager does), so it is expanded here as well.
+"""
+
+from __future__ import annotations
+
+import math as pymath
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith, math
+
+from .registry import ModulePass, nested_ops, register_pass
+
+_CONTRACT = "#arith.fastmath<contract>"
+_F32_MIN_NORMAL = 2.0**-126
+# 1.5 * 2^23: adding it to |y| < 2^22 rounds y to an integer, left in the low mantissa bits.
+_ROUNDER = 12582912.0
+_ROUNDER_BITS = 0x4B400000
+# ln 2 split so that n * _LN2_HI is exact for |n| < 2^15 (Cody-Waite): 0.693359375 has 9 bits.
+_LN2_HI = 0.693359375
+_LN2_LO = -2.12194440e-4
+
+# e^r = 1 + r + r^2 P(r), |r| <= ln(2)/2.
+_EXP_P = (0.49999994, 0.16666521, 0.04166826, 0.008368687, 0.0013821868)
+# tanh x = x + x^3 P(x^2), |x| < 0.625.
+_TANH_P = (-0.3333328, 0.13331406, -0.053736515, 0.020628167, -0.005692296)
+_TANH_SMALL = 0.625
+# erf x = x + x P(x^2), |x| < 1 (P(0) = 2/sqrt(pi) - 1: x * 1.1283791 would lose 0.45 ULP).
+_ERF_SMALL_P = (
+    0.12837917,
+    -0.37612626,
+    0.11283579,
+    -0.026853347,
+    0.005187162,
+    -0.0007997853,
+    7.806903e-05,
+)
+# erf x = 1 - exp(Q(x)) for 1 <= x <= 4 (Q fits log erfc); f32 erf is 1 from x = 3.92 on.
+_ERF_LARGE_Q = (
+    0.00020206357,
+    -1.1296493,
+    -0.633066,
+    -0.10860612,
+    0.02534845,
+    -0.0042703548,
+    0.0004602597,
+    -2.4735606e-05,
+    2.1060329e-07,
+)
+_ERF_CLAMP = 4.0
+# log(1 + f) = f - f^2/2 + f^3 P(f), sqrt(1/2) - 1 <= f < sqrt(2) - 1.
+_LOG_P = (
+    0.3333333,
+    -0.2500082,
+    0.20001242,
+    -0.16623409,
+    0.1420158,
+    -0.1315961,
+    0.12762217,
+    -0.07636439,
+)
+_SQRT_HALF_BITS = 0x3F3504F3  # f32 sqrt(1/2): the mantissa range [sqrt(1/2), sqrt(2)) starts here
+
+
+class _F32:
+    """Builds f32 arith on one shape (a scalar, or a vector of f32) at the insertion point."""
+
+    def __init__(self, ftype: ir.Type):
+        self.ftype = ftype
+        i32 = ir.IntegerType.get_signless(32)
+        shape = ir.VectorType(ftype).shape if isinstance(ftype, ir.VectorType) else None
+        self.itype = ir.VectorType.get(shape, i32) if shape is not None else i32
+        self.contract = ir.Attribute.parse(_CONTRACT)
+
+    def _splat(self, elem_attr, t: ir.Type) -> ir.Value:
+        if isinstance(t, ir.VectorType):
+            return arith.constant(t, ir.DenseElementsAttr.get_splat(t, elem_attr))
+        return arith.constant(t, elem_attr)
+
+    def c(self, value: float) -> ir.Value:
+        return self._splat(ir.FloatAttr.get(ir.F32Type.get(), value), self.ftype)
+
+    def ci(self, value: int) -> ir.Value:
+        return self._splat(ir.IntegerAttr.get(ir.IntegerType.get_signless(32), value), self.itype)
+
+    def fma(self, a, b, c) -> ir.Value:
+        """a * b + c, fused where the target has FMA (`contract` lets LLVM decide)."""
+        return arith.addf(arith.mulf(a, b, fastmath=self.contract), c, fastmath=self.contract)
+
+    def poly(self, x, coeffs) -> ir.Value:
+        """sum(coeffs[i] * x^i), Horner's scheme."""
+        acc = self.c(coeffs[-1])
+        for k in reversed(coeffs[:-1]):
+            acc = self.fma(acc, x, self.c(k))
+        return acc
+
+    def cmp(self, pred: str, a, b) -> ir.Value:
+        return arith.cmpf(getattr(arith.CmpFPredicate, pred), a, b)
+
+    def clamp(self, x, lo: float | None, hi: float) -> ir.Value:
+        """x limited to [lo, hi]; NaN stays NaN (a compare and select each: one minps/maxps)."""
+        if lo is not None:
+            x = arith.select(self.cmp("OLT", x, self.c(lo)), self.c(lo), x)
+        return arith.select(self.cmp("OGT", x, self.c(hi)), self.c(hi), x)
+
+    def bits(self, x) -> ir.Value:
+        return arith.bitcast(self.itype, x)
+
+    def float(self, i) -> ir.Value:
+        return arith.bitcast(self.ftype, i)
+
+    def pow2(self, n) -> ir.Value:
+        """2^n for integer n in [-126, 127], built in the exponent field."""
+        return self.float(arith.shli(arith.addi(n, self.ci(127)), self.ci(23)))
+
+
+def _reduce_exp(b: _F32, x: ir.Value, lo: float | None, hi: float):
+    """(n, e^r - 1) with x = n ln 2 + r, |r| <= ln(2)/2 and n an i32, for x clamped to
+    [lo, hi] (NaN stays NaN)."""
+    x = b.clamp(x, lo, hi)
+    t = b.fma(x, b.c(1 / pymath.log(2)), b.c(_ROUNDER))
+    n = arith.subf(t, b.c(_ROUNDER))
+    r = b.fma(n, b.c(-_LN2_HI), x)
+    r = b.fma(n, b.c(-_LN2_LO), r)
+    expm1_r = b.fma(arith.mulf(r, r), b.poly(r, _EXP_P), r)
+    return arith.subi(b.bits(t), b.ci(_ROUNDER_BITS)), expm1_r
+
+
+def expand_exp(b: _F32, x: ir.Value, lo: float | None = -104.0) -> ir.Value:
+    """math.exp -> arith.select, arith.mulf, arith.addf, arith.bitcast, arith.shli: e^r 2^n."""
+    # exp(-104) rounds to 0 and exp(88.8) overflows: the clamp keeps n in [-150, 128] (callers
+    # whose x is never below -104 drop the lower bound).
+    n, expm1_r = _reduce_exp(b, x, lo, 88.8)
+    # 2^n as two factors, each a normal f32: one rounding, in the last multiply, gives
+    # denormal results and overflow to inf as a single multiply by 2^n would.
+    half = arith.shrsi(n, b.ci(1))
+    scaled = arith.mulf(arith.addf(expm1_r, b.c(1.0)), b.pow2(half))
+    return arith.mulf(scaled, b.pow2(arith.subi(n, half)))
+
+
+def expand_expm1(b: _F32, x: ir.Value) -> ir.Value:
+    """math.expm1 -> (2^(n-1) (e^r - 1) + (2^(n-1) - 1/2)) * 2, signed as x."""
+    # expm1(-30) is -1 in f32: the clamp keeps 2^(n-1) normal. Without the -1 folded into the
+    # sum, exp(x) - 1 would lose bits to cancellation for |x| < 1.
+    n, expm1_r = _reduce_exp(b, x, -30.0, 88.8)
+    s = b.pow2(arith.subi(n, b.ci(1)))
+    y = arith.mulf(b.fma(s, expm1_r, arith.subf(s, b.c(0.5))), b.c(2.0))
+    return math.copysign(y, x)  # -0.0 stays -0.0 (n = 0 adds +0)
+
+
+def expand_tanh(b: _F32, x: ir.Value) -> ir.Value:
+    """math.tanh -> arith.select(|x| < 0.625, x + x^3 P(x^2), 1 - 2 / (exp(2|x|) + 1) signed)."""
+    x2 = arith.mulf(x, x)
+    # x + x^3 P keeps tiny x exact; 1 - 2/(e+1) would cancel there.
+    small = b.fma(arith.mulf(x, x2), b.poly(x2, _TANH_P), x)
+    a = math.absf(x)
+    e = expand_exp(b, arith.addf(a, a), lo=None)
+    large = arith.subf(b.c(1.0), arith.divf(b.c(2.0), arith.addf(e, b.c(1.0))))  # 1 at inf
+    # x^3 P(x^2) is +0 for x = -0.0, and -0.0 + +0 = +0: the sign comes back from x.
+    return math.copysign(arith.select(b.cmp("OLT", a, b.c(_TANH_SMALL)), small, large), x)
+
+
+def expand_erf(b: _F32, x: ir.Value) -> ir.Value:
+    """math.erf -> arith.select(|x| < 1, x + x P(x^2), 1 - exp(Q(min(|x|, 4))) signed)."""
+    small = b.fma(x, b.poly(arith.mulf(x, x), _ERF_SMALL_P), x)
+    a = math.absf(x)
+    # 1 - erfc(x) from erfc = exp(log erfc): log erfc is near -x^2, smooth enough for Q.
+    log_erfc = b.poly(b.clamp(a, None, _ERF_CLAMP), _ERF_LARGE_Q)  # in [-17, -1.8]
+    large = arith.subf(b.c(1.0), expand_exp(b, log_erfc, lo=None))
+    return math.copysign(arith.select(b.cmp("OLT", a, b.c(1.0)), small, large), x)
+
+
+def expand_log(b: _F32, x: ir.Value) -> ir.Value:
+    """math.log -> arith.bitcast, arith.shrsi, arith.andi, arith.mulf, arith.addf,
+    arith.select: e ln 2 + log(m), x = m 2^e with m in [sqrt(1/2), sqrt(2))."""
+    # Denormals scaled to normals by 2^23 first: their exponent field does not hold e.
+    tiny = b.cmp("OLT", x, b.c(_F32_MIN_NORMAL))
+    scaled = arith.select(tiny, arith.mulf(x, b.c(2.0**23)), x)
+    # Offsetting by sqrt(1/2)'s bits makes the exponent field step at sqrt(2)-ulp, not at 2.
+    shifted = arith.subi(b.bits(scaled), b.ci(_SQRT_HALF_BITS))
+    exponent = arith.subi(arith.shrsi(shifted, b.ci(23)), arith.select(tiny, b.ci(23), b.ci(0)))
+    mantissa = arith.addi(arith.andi(shifted, b.ci(0x7FFFFF)), b.ci(_SQRT_HALF_BITS))
+    f = arith.subf(b.float(mantissa), b.c(1.0))  # exact (Sterbenz)
+    e = arith.sitofp(b.ftype, exponent)
+    f2 = arith.mulf(f, f)
+    tail = b.fma(arith.mulf(f2, f), b.poly(f, _LOG_P), arith.mulf(e, b.c(_LN2_LO)))
+    tail = b.fma(f2, b.c(-0.5), tail)
+    y = b.fma(e, b.c(_LN2_HI), arith.addf(f, tail))
+    # The bit tricks read 0, negatives, inf and NaN as ordinary numbers: fix those up.
+    y = arith.select(b.cmp("OEQ", x, b.c(pymath.inf)), x, y)
+    y = arith.select(b.cmp("OEQ", x, b.c(0.0)), b.c(-pymath.inf), y)
+    return arith.select(b.cmp("ULT", x, b.c(0.0)), b.c(pymath.nan), y)
+
+
+def expand_log1p(b: _F32, x: ir.Value) -> ir.Value:
+    """math.log1p -> log(u) + (x - (u - 1)) / u with u = 1 + x, signed as x."""
+    u = arith.addf(x, b.c(1.0))
+    log_u = expand_log(b, u)
+    # The correction gives back what rounding 1 + x lost (all of x when u = 1).
+    fixed = arith.addf(log_u, arith.divf(arith.subf(x, arith.subf(u, b.c(1.0))), u))
+    finite = b.cmp("OLT", math.absf(log_u), b.c(pymath.inf))  # u = 0, inf: 0/0, inf/inf
+    return math.copysign(arith.select(finite, fixed, log_u), x)  # log1p(-0.0) = -0.0
+
+
+EXPANSIONS = {
+    "math.exp": expand_exp,
+    "math.tanh": expand_tanh,
+    "math.erf": expand_erf,
+    "math.log": expand_log,
+    "math.expm1": expand_expm1,
+    "math.log1p": expand_log1p,
+}
+
+
+def _is_f32(t: ir.Type) -> bool:
+    if isinstance(t, ir.VectorType):
+        return isinstance(ir.VectorType(t).element_type, ir.F32Type)
+    return isinstance(t, ir.F32Type)
+
+
+@register_pass
+@dataclass(frozen=True)
+class FastMath(ModulePass):
+    """Expands math.exp/expm1/tanh/erf/log/log1p on f32 scalars and vectors into branch-free
+    arith (polynomials within 1.5 ULP) that LLVM vectorizes, instead of scalar libm calls."""
+
+    name: ClassVar[str] = "aten-fast-math"
+
+    def run(self, module_op: ir.Operation) -> None:
+        found = [
+            op
+            for op in nested_ops(module_op)
+            if op.name in EXPANSIONS and _is_f32(op.results[0].type)
+        ]
+        for op in found:
+            with op.location, ir.InsertionPoint(op):
+                value = EXPANSIONS[op.name](_F32(op.results[0].type), op.operands[0])
+            op.results[0].replace_all_uses_with(value)
+            op.erase()

@@ -1,0 +1,191 @@
+"""`aten-fast-math` through `aten_mlir.compile`: the inline f32 exp, expm1, tanh, erf, log and
+log1p against a float64 reference (error in f32 ULPs) and against eager, over dense sweeps of
+each op's range, its edges (overflow, denormals) and its special values; the f16/bf16 paths and
+the activations built from them; and a check that no libm call is left for them."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+import torch
+
+import aten_mlir
+
+INF, NAN = math.inf, math.nan
+
+
+def _lin(lo, hi, n=1 << 16):
+    return torch.linspace(lo, hi, n, dtype=torch.float64).float()
+
+
+def _random_bits(n=1 << 16, seed=0):
+    """Random f32 bit patterns: every binade, denormals, infs and NaNs alike."""
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(-(1 << 31), 1 << 31, (n,), generator=g, dtype=torch.int32).view(
+        torch.float32
+    )
+
+
+SPECIALS = [INF, -INF, NAN, 0.0, -0.0, 1e-30, -1e-30, 1e-45, -1e-45, 1.0, -1.0]
+
+# op -> dense sweeps (besides random bit patterns and SPECIALS): the reduction boundaries, the
+# overflow / underflow edges, the switch between a polynomial and the large-argument formula.
+SWEEPS = {
+    "exp": [_lin(-110, 90), _lin(88.5, 89.1), _lin(-104.5, -86), _lin(-0.5, 0.5)],
+    "expm1": [_lin(-40, 90), _lin(-0.5, 0.5), _lin(88.5, 89.1), _lin(-1e-4, 1e-4)],
+    "tanh": [_lin(-12, 12), _lin(0.6, 0.65), _lin(-1e-4, 1e-4)],
+    "erf": [_lin(-5, 5), _lin(0.95, 1.05), _lin(3.8, 4.1), _lin(-1e-4, 1e-4)],
+    "log": [_lin(0, 4), _lin(0.99, 1.01), _lin(1e-40, 1e-37), _lin(1e37, 3.4e38)],
+    "log1p": [_lin(-1, 4), _lin(-1e-4, 1e-4), _lin(-1, -0.99), _lin(1e37, 3.4e38)],
+}
+OPS = sorted(SWEEPS)
+MAX_ULP = 2.0  # measured: exp 1.0, expm1 1.5, tanh 1.4, erf 1.1, log 0.9, log1p 1.5
+
+
+class _Fn(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn(x)
+
+
+def _compile(fn, example, dump_dir=None):
+    ep = torch.export.export(_Fn(fn), (example,))
+    return aten_mlir.compile(ep, target="cpu", dump_dir=dump_dir)
+
+
+def ulp_error(actual: torch.Tensor, reference: torch.Tensor) -> torch.Tensor:
+    """|actual - reference| in units of the f32 spacing at `reference` (float64; denormal
+    spacing below 2^-126). Where the reference rounds to inf or NaN in f32, or `actual` is not
+    finite, both must agree exactly: else the error is inf."""
+    actual, reference = actual.double(), reference.double()
+    rounded = reference.float().double()
+    spacing = torch.exp2(torch.floor(torch.log2(reference.abs().clamp(min=2.0**-126))) - 23)
+    error = (actual - reference).abs() / spacing
+    special = ~torch.isfinite(rounded) | ~torch.isfinite(actual)
+    same = (actual == rounded) | (actual.isnan() & rounded.isnan())
+    error = torch.where(special, torch.where(same, 0.0, INF), error)
+    return torch.where(actual == reference, 0.0, error)
+
+
+def _worst(error: torch.Tensor, x: torch.Tensor) -> str:
+    i = int(torch.argmax(torch.nan_to_num(error, nan=INF)))
+    return f"{float(error[i]):.3f} ULP at x={float(x[i])!r}"
+
+
+def _check_sweep(name: str, x: torch.Tensor, transposed: bool):
+    fn = getattr(torch, name)
+    if transposed:  # a strided read: the generic stays scalar, math ops on f32 (not vectors)
+        x = x[: len(x) // 2 * 2]
+        compiled = _compile(lambda v: fn(v.t()), torch.zeros(len(x) // 2, 2))
+        actual = compiled(x.reshape(2, -1).t().contiguous()).reshape(-1)
+    else:
+        actual = _compile(fn, torch.zeros_like(x))(x)
+    error = ulp_error(actual, fn(x.double()))
+    assert error.max() <= MAX_ULP, f"{name} vs float64: {_worst(error, x)}"
+    eager = fn(x)
+    error = ulp_error(actual, eager.double())
+    assert error.max() <= MAX_ULP, f"{name} vs eager: {_worst(error, x)}"
+
+
+@pytest.mark.parametrize("transposed", [False, True], ids=["vector", "scalar"])
+@pytest.mark.parametrize("name", OPS)
+def test_sweep_within_two_ulp(name, transposed):
+    x = torch.cat([*SWEEPS[name], _random_bits(), torch.tensor(SPECIALS)])
+    _check_sweep(name, x, transposed)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", OPS)
+def test_every_61st_float_within_two_ulp(name):
+    patterns = torch.arange(0, 1 << 32, 61, dtype=torch.int64)
+    x = torch.where(patterns >= 1 << 31, patterns - (1 << 32), patterns).to(torch.int32)
+    x = x.view(torch.float32)
+    for chunk in x.split(1 << 22):
+        _check_sweep(name, chunk, transposed=False)
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_special_values_exact(name):
+    """inf, NaN, signed zeros and saturated results (+-1) are exact. Against the rounded float64
+    result, not eager: eager's log1p flushes a denormal x to 0, where x is the answer."""
+    fn = getattr(torch, name)
+    x = torch.tensor(SPECIALS + [89.0, 88.7, -104.0, 20.0, -20.0, -40.0, 5.0, -5.0])
+    actual, expected = _compile(fn, torch.zeros_like(x))(x), fn(x.double()).float()
+    exact = ~torch.isfinite(expected) | (expected == 0) | (expected.abs() == 1)
+    assert torch.equal(actual[exact].isnan(), expected[exact].isnan())
+    numbers = exact & ~expected.isnan()
+    assert torch.equal(actual[numbers], expected[numbers]), (x[numbers], actual[numbers])
+    assert torch.equal(actual[numbers].signbit(), expected[numbers].signbit()), x[numbers]
+
+
+_LIBM_CALLS = re.compile(
+    r"llvm\.call @(expf|expm1f|tanhf|erff|logf|log1pf)\b|llvm\.intr\.(exp|log)\("
+)
+
+
+@pytest.mark.parametrize("name", OPS)
+def test_no_libm_call_left(name, tmp_path):
+    """The op reaches the LLVM stage as math.<op> on f32 and leaves it as inline arith."""
+    _compile(getattr(torch, name), torch.randn(3, 40), dump_dir=tmp_path)
+    stages = sorted(tmp_path.glob("*.mlir"))
+    loops = next(p for p in stages if p.name.endswith("-loops.mlir")).read_text()
+    llvm = next(p for p in stages if p.name.endswith("-llvm.mlir")).read_text()
+    assert f"= math.{name} " in loops
+    assert "= math." not in llvm and not _LIBM_CALLS.search(llvm), _LIBM_CALLS.search(llvm)
+
+
+def test_f64_keeps_libm(tmp_path):
+    """f64 is not expanded: libm (what eager calls) keeps full double accuracy."""
+    _compile(torch.erf, torch.randn(3, 40, dtype=torch.float64), dump_dir=tmp_path)
+    llvm = next(tmp_path.glob("*-llvm.mlir")).read_text()
+    assert "llvm.call @erf(" in llvm
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("name", OPS)
+def test_half_precision_computes_in_f32(name, dtype, tmp_path):
+    """f16/bf16 math is computed in f32 (as eager does), so it takes the expansion too."""
+    fn = getattr(torch, name)
+    x = torch.cat([*SWEEPS[name], torch.tensor(SPECIALS)]).to(dtype)
+    actual = _compile(fn, torch.zeros_like(x), dump_dir=tmp_path)(x)
+    assert not _LIBM_CALLS.search(next(tmp_path.glob("*-llvm.mlir")).read_text())
+    torch.testing.assert_close(actual, fn(x), equal_nan=True)
+
+
+ACTIVATIONS = {
+    "gelu": torch.nn.functional.gelu,
+    "gelu_tanh": lambda x: torch.nn.functional.gelu(x, approximate="tanh"),
+    "silu": torch.nn.functional.silu,
+    "sigmoid": torch.sigmoid,
+    "softmax": lambda x: torch.softmax(x, -1),
+    "log_softmax": lambda x: torch.log_softmax(x, -1),
+    "elu": torch.nn.functional.elu,
+    "softplus": torch.nn.functional.softplus,
+    "mish": torch.nn.functional.mish,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_activations_match_eager(name):
+    fn = ACTIVATIONS[name]
+    x = torch.cat([_lin(-30, 30, 4096), _lin(-3, 3, 4096)]).reshape(8, 1024)
+    # no infinities: eager's gelu(inf) is NaN (inf * 0.5 * (1 + erf) should be inf)
+    x[0, :8] = torch.tensor([1e30, -1e30, 100.0, -100.0, 0.0, -0.0, 1e-30, -1e-30])
+    torch.testing.assert_close(_compile(fn, torch.zeros_like(x))(x), fn(x), equal_nan=True)
+
+
+def test_f64_math_on_vectors_calls_libm_per_lane():
+    """f64 rows are vectorized too; libm has no vector erf/log1p, so each lane calls it."""
+
+    class Gelu(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.gelu(x) + torch.special.erf(x).log1p()
+
+    x = torch.rand(3, 100, dtype=torch.float64)
+    program = aten_mlir.compile(torch.export.export(Gelu(), (x,)))
+    torch.testing.assert_close(program(x), Gelu()(x))
