@@ -4,8 +4,12 @@ from . import (  # noqa: F401  (registers the passes)
     accurate_math,
     aten_to_linalg,
     c_interface,
+    contraction_prologue,
+    cpu_contractions,
+    cpu_vectorize,
     decompose,
     drop_dead,
+    fast_math,
     unshare_fills,
     verify,
 )

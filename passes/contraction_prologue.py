@@ -1,9 +1,11 @@
-"""`triton-split-contraction-prologue`: a contraction with a fused prologue -> the prologue as its
-own elementwise generic, then a plain `out + a * b` contraction that becomes a `tl.dot` kernel.
+"""`aten-split-contraction-prologue`: a contraction with a fused prologue -> the prologue as its
+own elementwise generic, then a plain `out + a * b` contraction that becomes a `tl.dot` kernel
+or a CPU micro-kernel (`cpu-vectorize-contractions`).
 
 Elementwise fusion folds producers into their consumers, a matmul included: a layer norm ends
-up recomputed inside the next linear layer's reduction, once per output column. That is the
-right trade on a CPU loop nest, but a tensor-core product needs its operands in memory. The
+up recomputed inside the next linear layer's reduction, once per output column. A tensor-core
+product or a register-tiled kernel needs its operands in memory, and computing them once is
+cheaper anyway. The
 operand computed in the body (`x` in `out + x * y`) is materialized over the iteration dims it
 depends on, when those are the rows (or columns), batch and reduction dims of the product.
 """
@@ -16,9 +18,14 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+from .registry import ModulePass, nested_ops, register_pass
 
-from .rematerialize import is_pure
+_PURE = ("arith.", "math.", "index.", "affine.apply")
+
+
+def is_pure(op: ir.Operation) -> bool:
+    """`op` computes a value from its operands only: no memory, no side effects."""
+    return op.name.startswith(_PURE)
 
 
 @register_pass
@@ -26,7 +33,7 @@ from .rematerialize import is_pure
 class SplitContractionPrologue(ModulePass):
     """Splits the operand computations out of mul-add contractions on tensors."""
 
-    name: ClassVar[str] = "triton-split-contraction-prologue"
+    name: ClassVar[str] = "aten-split-contraction-prologue"
 
     def run(self, module_op: ir.Operation) -> None:
         candidates = [
@@ -232,7 +239,7 @@ class FoldTransposes(ModulePass):
     """Folds linalg.transpose on tensors into the linalg.generic ops reading it (a permuted
     indexing map instead of a copy)."""
 
-    name: ClassVar[str] = "triton-fold-transposes"
+    name: ClassVar[str] = "aten-fold-transposes"
 
     def run(self, module_op: ir.Operation) -> None:
         transposes = [
@@ -266,3 +273,47 @@ def _fold_transpose(op) -> None:
         user.attributes["indexing_maps"] = ir.ArrayAttr.get([ir.AffineMapAttr.get(x) for x in maps])
     if not list(op.results[0].uses):
         op.erase()
+
+
+# (A, B, C) dims of the named products over (m, n, k) / (b, m, n, k).
+_NAMED_PRODUCTS = {
+    "linalg.matmul": ((0, 2), (2, 1), (0, 1)),
+    "linalg.batch_matmul": ((0, 1, 3), (0, 3, 2), (0, 1, 2)),
+}
+
+
+@register_pass
+@dataclass(frozen=True)
+class GeneralizeProducts(ModulePass):
+    """Rewrites linalg.matmul / batch_matmul on tensors of one float type as the equivalent
+    `out + a * b` linalg.generic, so transposed operands fold into its maps."""
+
+    name: ClassVar[str] = "aten-generalize-products"
+
+    def run(self, module_op: ir.Operation) -> None:
+        products = [op for op in nested_ops(module_op) if _plain_product(op)]
+        with module_op.context:
+            for op in products:
+                if "indexing_maps" in op.attributes:
+                    maps = _maps(op)
+                else:
+                    dims = _NAMED_PRODUCTS[op.name]
+                    n = len(dims[2]) + 1
+                    maps = [
+                        ir.AffineMap.get(n, 0, [ir.AffineDimExpr.get(d) for d in m]) for m in dims
+                    ]
+                reduced = set(range(maps[2].n_dims)) - set(_dims(maps[2]) or ())
+                iters = ["reduction" if d in reduced else "parallel" for d in range(maps[2].n_dims)]
+                _rebuild(op, list(op.operands[:2]), maps[:2], maps[2], iters)
+
+
+def _plain_product(op: ir.Operation) -> bool:
+    """A named product on tensors of one float element type (no casts)."""
+    if op.name not in _NAMED_PRODUCTS:
+        return False
+    if len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
+        return False
+    element = ir.RankedTensorType(op.results[0].type).element_type
+    if not isinstance(element, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)):
+        return False
+    return all(ir.ShapedType(v.type).element_type == element for v in op.operands)

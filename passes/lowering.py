@@ -18,6 +18,12 @@ class Stage:
     summary: str
 
 
+_BUFFERIZE = (
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "canonicalize,buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize"
+)
+
 LOWERING_STAGES: list[Stage] = [
     Stage("decompose", "aten-decompose", "any aten op -> the core ATen op set"),
     Stage(
@@ -28,26 +34,38 @@ LOWERING_STAGES: list[Stage] = [
     ),
     Stage(
         "fusion",
-        "canonicalize,linalg-fuse-elementwise-ops,cse,canonicalize",
+        "canonicalize,aten-generalize-products,aten-fold-transposes,linalg-fuse-elementwise-ops,"
+        "cse,canonicalize",
+        "products as generics reading transposed operands through their maps, then "
         "producer-consumer fusion of elementwise linalg.generic ops",
     ),
     Stage(
         "bufferize",
-        "one-shot-bufferize{bufferize-function-boundaries "
-        "function-boundary-type-conversion=identity-layout-map},"
-        "canonicalize,buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize",
-        "tensors -> memrefs; results owned by the caller, temporaries freed",
+        "aten-fold-transposes,aten-split-contraction-prologue,aten-unshare-fills,canonicalize,"
+        "eliminate-empty-tensors," + _BUFFERIZE,
+        "prologues out of products (operands in memory); tensors -> memrefs, a fill per "
+        "accumulator; results owned by the caller, temporaries freed",
+    ),
+    Stage(
+        "vectorize",
+        "cpu-vectorize-contractions,canonicalize,cse",
+        "matmul-like contractions -> register-tiled vector micro-kernels",
     ),
     Stage(
         "loops",
-        "convert-linalg-to-parallel-loops,canonicalize",
-        "linalg on memrefs -> scf.parallel (parallel dims) / scf.for (reductions) loop nests",
+        "cpu-vectorize-generics,convert-linalg-to-parallel-loops,canonicalize",
+        "elementwise and reduction generics -> loops over vectors along their contiguous dim "
+        "(per-row values hoisted, vector accumulators); other linalg on memrefs -> "
+        "scf.parallel (parallel dims) / scf.for (reductions) loop nests",
     ),
     Stage(
         "llvm",
-        "aten-emit-c-interface,aten-accurate-math,convert-complex-to-standard,convert-math-to-funcs,"
+        "aten-emit-c-interface,aten-fast-math,aten-accurate-math,convert-complex-to-standard,"
+        "convert-math-to-funcs,"
         "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,arith-expand,"
-        "convert-math-to-llvm{approximate-log1p=false},convert-math-to-libm,convert-complex-to-llvm,"
+        "convert-math-to-llvm{approximate-log1p=false},convert-math-to-libm,"
+        # after math-to-libm, which unrolls vector math into per-lane calls (vector.extract)
+        "convert-vector-to-llvm,convert-ub-to-llvm,convert-complex-to-llvm,"
         "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
         "convert-func-to-llvm,reconcile-unrealized-casts",
         "loops, memrefs, arith, math, complex -> the LLVM dialect (C-interface wrappers)",
@@ -69,15 +87,15 @@ TRITON_STAGES: list[Stage] = [
     ),
     Stage(
         "fusion",
-        "canonicalize,triton-fold-transposes,linalg-fuse-elementwise-ops,cse,canonicalize",
+        "canonicalize,aten-fold-transposes,linalg-fuse-elementwise-ops,cse,canonicalize",
         "transposes into their readers (permuted maps), then producer-consumer fusion of "
         "elementwise linalg.generic ops",
     ),
     Stage(
         "bufferize",
-        "triton-fold-transposes,triton-split-contraction-prologue,aten-unshare-fills,"
+        "aten-fold-transposes,aten-split-contraction-prologue,aten-unshare-fills,"
         "linalg-generalize-named-ops,triton-fold-padding,canonicalize,eliminate-empty-tensors,"
-        + STAGES_BY_NAME["bufferize"].pipeline,
+        + _BUFFERIZE,
         "transposes fusion made readable in place, prologues out of contractions (tl.dot "
         "operands), "
         "padding into its readers; tensors -> memrefs, a fill per accumulator (no copies of a "

@@ -53,6 +53,28 @@ _free.argtypes = [ctypes.c_void_p]
 _free.restype = None
 
 
+class _Allocation:
+    """Owns one result buffer malloc'd by the compiled code: freed when the last tensor over it
+    (views included: torch keeps the buffer object alive with the storage) is gone."""
+
+    __slots__ = ("address", "wrapped")
+
+    def __init__(self, address: int):
+        self.address = address
+        self.wrapped = False  # a tensor already uses it as storage
+
+    def __del__(self):
+        _free(self.address)
+
+
+def _wrap(owner: _Allocation, address: int, sizes, spec) -> torch.Tensor:
+    """A tensor over `nbytes` at `address`, no copy; it keeps `owner` alive."""
+    count = math.prod(sizes)
+    view = (ctypes.c_char * (count * spec.itemsize)).from_address(address)
+    view._owner = owner
+    return torch.frombuffer(view, dtype=spec.dtype, count=count).view(sizes)
+
+
 class MemRefSpec(NamedTuple):
     """A parsed identity-layout memref type."""
 
@@ -188,19 +210,28 @@ class NativeFunction:
         return self._take_results(resbuf[:], pointers)
 
     def _take_results(self, raw: list[int], input_pointers: list[int]) -> list[torch.Tensor]:
-        outputs, allocated = [], []
+        outputs, owners = [], {}
         try:
             for spec, at, strides_at, end, static_strides in self._result_layout:
                 alloc, aligned, offset = raw[at : at + 3]
                 sizes = raw[at + 3 : strides_at]
                 strides = raw[strides_at:end]
-                if alloc not in allocated:
-                    allocated.append(alloc)
+                # a result returned in its own heap buffer becomes the tensor's storage; one
+                # that is an input, a constant or a strided view of a buffer is copied
+                owned = alloc not in _NOT_HEAP and alloc not in input_pointers
+                if owned and alloc not in owners:
+                    owners[alloc] = _Allocation(alloc)
                 if spec.static_shape is not None and tuple(sizes) != spec.static_shape:
                     raise RuntimeError(
                         f"{self.name}: result of type {spec.text} came back with sizes {sizes}"
                     )
                 address = aligned + offset * spec.itemsize
+                # two results over one buffer (`return %x, %x`) stay two tensors: copy the second
+                fresh = owned and not owners[alloc].wrapped
+                if fresh and strides == static_strides and math.prod(sizes) > 0:
+                    owners[alloc].wrapped = True
+                    outputs.append(_wrap(owners[alloc], address, sizes, spec))
+                    continue
                 if strides == static_strides:
                     out = torch.empty(sizes, dtype=spec.dtype)
                     ctypes.memmove(out.data_ptr(), address, out.nbytes)
@@ -208,10 +239,8 @@ class NativeFunction:
                     out = _copy_out(spec, address, sizes, strides)
                 outputs.append(out)
         finally:
-            # Two results may share one buffer (`return %x, %x`): free after all copies, once.
-            for alloc in allocated:
-                if alloc not in _NOT_HEAP and alloc not in input_pointers:
-                    _free(alloc)
+            # owned buffers are freed with their last tensor (or here, on an error)
+            owners.clear()
         return outputs
 
 

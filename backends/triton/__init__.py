@@ -1,9 +1,9 @@
 """The Triton backend: segment functions at loop level -> `@triton.jit` kernels and launchers.
 
-Importing the package registers its passes (`triton-outline-matmul`, `triton-fold-transposes`,
-`triton-split-contraction-prologue`, `triton-fold-padding`, `triton-fold-copies-into-products`,
-`triton-merge-slabs`, `triton-inline-producers`, `triton-inline-small-convs`, `triton-sink-loops`,
-`triton-fuse-rows`, `triton-rematerialize`, `triton-unalias-epilogues`) and nothing heavier;
+Importing the package registers its passes (`triton-outline-matmul`, `triton-fold-padding`,
+`triton-fold-copies-into-products`, `triton-merge-slabs`, `triton-inline-producers`,
+`triton-inline-small-convs`, `triton-sink-loops`, `triton-fuse-rows`, `triton-rematerialize`,
+`triton-unalias-epilogues`) and nothing heavier;
 torch and triton load when a program is built."""
 
 from . import (  # noqa: F401  (register their passes)
@@ -14,7 +14,6 @@ from . import (  # noqa: F401  (register their passes)
     matmul,
     merge_slabs,
     padding,
-    prologue,
     rematerialize,
     sink_loops,
     unalias_epilogues,

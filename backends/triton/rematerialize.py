@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from mlir import ir
 
+from aten_mlir.passes.contraction_prologue import is_pure
 from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
 from .fuse_rows import through_unit_dims
@@ -22,12 +23,6 @@ from .kernel_memory import _users, const_int, dead_after, root_of, whole
 from .matmul import INIT_ATTR
 
 _MAX_OPS = 16  # a longer computation costs more to repeat than the memory round trip
-_PURE = ("arith.", "math.", "index.", "affine.apply")
-
-
-def is_pure(op: ir.Operation) -> bool:
-    """`op` computes a value from its operands only: no memory, no side effects."""
-    return op.name.startswith(_PURE)
 
 
 @register_pass

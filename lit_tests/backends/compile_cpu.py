@@ -25,7 +25,7 @@ Y = torch.tensor([2.0, 4.0, -1.0])
 
 
 # CHECK-LABEL: TEST: static_shapes
-# CHECK: stages: decompose aten-to-linalg fusion bufferize loops llvm
+# CHECK: stages: decompose aten-to-linalg fusion bufferize vectorize loops llvm
 # CHECK: fallbacks: []
 # CHECK: z: [2.5, 1.5, -1.5, 0.0, 3.25, 8.5]
 # CHECK: gt: [False, False, True, False, True, False]

@@ -1,4 +1,4 @@
-// RUN: aten-opt %s -p triton-fold-transposes | FileCheck %s
+// RUN: aten-opt %s -p aten-fold-transposes | FileCheck %s
 
 // The transposed weight is read through a permuted map: no copy.
 // CHECK-DAG: #[[W:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>

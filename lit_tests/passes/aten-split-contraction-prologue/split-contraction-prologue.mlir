@@ -1,4 +1,4 @@
-// RUN: aten-opt %s -p triton-split-contraction-prologue | FileCheck %s
+// RUN: aten-opt %s -p aten-split-contraction-prologue | FileCheck %s
 
 // The operand computed in the body (x * scale) becomes its own elementwise generic over
 // (rows, k); the product is then a plain out + a * b contraction, which tl.dot can take.

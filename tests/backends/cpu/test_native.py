@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import gc
 
 import pytest
 import torch
@@ -402,3 +403,18 @@ func.func @gt(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?xi8> {{
     a, b = torch.randn(50), torch.randn(50)
     (out,) = gt(a, b)
     assert out.dtype == torch.bool and torch.equal(out, a > b)
+
+
+def test_a_fresh_result_buffer_is_the_tensors_storage_until_its_last_view_goes(aliasing):
+    twice = aliasing.function("twice", ["memref<4xf32>"], ["memref<4xf32>"] * 2)
+    a = torch.arange(4, dtype=torch.float32)
+    x, _ = twice(a)
+    view = x[1:]
+    # no copy was made: the storage is the native buffer, not one torch allocated (resizable)
+    assert not x.untyped_storage().resizable()
+    del x
+    gc.collect()
+    # the buffer was not freed with `x`: calls that malloc and fill would reuse it
+    for _ in range(50):
+        twice(a + 100)
+    assert torch.equal(view, torch.tensor([2.0, 4.0, 6.0]))

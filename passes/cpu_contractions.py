@@ -1,0 +1,222 @@
+"""`cpu-vectorize-contractions`: float matmul-like linalg ops and convolutions on memrefs ->
+register-tiled vector loop nests (the CPU's micro-kernels).
+
+A contraction `C[b.., m.., n..] += A[b.., m.., k..] * B[b.., k.., n..]`, its indices sums of loop
+dims times constants, becomes one of two kernels, chosen by which operand dim is contiguous:
+- B and C along n (`a @ b`, a convolution's image and output along the columns): an
+  outer-product kernel. An `MR x NR` block of C lives in vector registers across the k loop;
+  each step broadcasts MR scalars of A and loads (a strided conv: gathers) NR lanes of B. The
+  loops are blocked for the caches (rows, then columns, then k).
+- A and B along k (`a @ b.T`, a linear layer's weight, `q @ k.T`): a dot kernel. A 4 x 4
+  block of C keeps one vector of partial sums per element across k, reduced once at the end,
+  so no operand is transposed in memory.
+The kernel takes one m, n and k dim; the other dims (batch, heads, a conv's window) are loops
+around it, which is sound because both kernels add into C. Ranges the register block does not
+divide are the same kernel with a smaller static block (and masked lanes), so every shape runs
+the vector code. Other contractions stay for `loops`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from .cpu_kernels import Contraction, Emitter, Form, lane_stride
+from .registry import ModulePass, nested_ops, register_pass
+
+_DEFAULT_MAPS = {
+    # (A, B, C) dims over (m, n, k) / (b, m, n, k)
+    "linalg.matmul": ((0, 2), (2, 1), (0, 1)),
+    "linalg.batch_matmul": ((0, 1, 3), (0, 3, 2), (0, 1, 2)),
+}
+_CONV = "linalg.conv_2d_nchw_fchw"
+
+
+def _static_memref(v: ir.Value) -> ir.MemRefType | None:
+    t = v.type
+    if not isinstance(t, ir.MemRefType) or not t.has_static_shape:
+        return None
+    return ir.MemRefType(t)
+
+
+def _innermost_contiguous(t: ir.MemRefType) -> bool:
+    """The last dim has stride 1 (identity layout, or a strided layout ending in 1)."""
+    if t.rank == 0:
+        return False
+    strides, _ = t.get_strides_and_offset()
+    return strides[-1] == 1
+
+
+def _form(e: ir.AffineExpr) -> Form | None:
+    """`e` as a sum of dims times constants, or None (a constant term, a product of dims)."""
+    if isinstance(e, ir.AffineDimExpr):
+        return ((ir.AffineDimExpr(e).position, 1),)
+    if isinstance(e, ir.AffineAddExpr):
+        lhs, rhs = _form(ir.AffineAddExpr(e).lhs), _form(ir.AffineAddExpr(e).rhs)
+        return lhs + rhs if lhs is not None and rhs is not None else None
+    if isinstance(e, ir.AffineMulExpr):
+        mul = ir.AffineMulExpr(e)
+        lhs, rhs = _form(mul.lhs), mul.rhs
+        if lhs is not None and len(lhs) == 1 and isinstance(rhs, ir.AffineConstantExpr):
+            return ((lhs[0][0], lhs[0][1] * ir.AffineConstantExpr(rhs).value),)
+    return None
+
+
+def _indices_of(op: ir.Operation):
+    """The (A, B, C) index forms of a product, and its reduction dims; else None."""
+    if op.name == _CONV:
+        sh, sw = list(ir.DenseIntElementsAttr(op.attributes["strides"]))
+        dh, dw = list(ir.DenseIntElementsAttr(op.attributes["dilations"]))
+        # dims: n f oh ow c kh kw
+        image = (((0, 1),), ((4, 1),), ((2, sh), (5, dh)), ((3, sw), (6, dw)))
+        weight = (((1, 1),), ((4, 1),), ((5, 1),), ((6, 1),))
+        return (image, weight, tuple(((d, 1),) for d in range(4))), [4, 5, 6]
+    if "indexing_maps" in op.attributes:
+        index = []
+        for attr in ir.ArrayAttr(op.attributes["indexing_maps"]):
+            forms = tuple(_form(e) for e in ir.AffineMapAttr(attr).value.results)
+            if any(f is None for f in forms):
+                return None
+            index.append(forms)
+    elif op.name in _DEFAULT_MAPS:
+        index = [tuple(((d, 1),) for d in dims) for dims in _DEFAULT_MAPS[op.name]]
+    else:
+        return None
+    if op.name == "linalg.generic":
+        iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
+        reductions = [i for i, t in enumerate(iters) if "reduction" in t]
+    else:
+        reductions = [index[0][-1][0][0]]
+    return tuple(index), reductions
+
+
+def _is_mul_add(op: ir.Operation) -> bool:
+    """The body is exactly `out + a * b` on the block's own arguments."""
+    if op.name != "linalg.generic":
+        return True  # a named product
+    block = op.regions[0].blocks[0]
+    body = [o.operation for o in block.operations]
+    if [o.name for o in body] != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return False
+    mul, add, yld = body
+    a, b, out = block.arguments
+    if {mul.operands[0], mul.operands[1]} != {a, b} or mul.operands[0] == mul.operands[1]:
+        return False
+    if {add.operands[0], add.operands[1]} != {out, mul.results[0]}:
+        return False
+    return yld.operands[0] == add.results[0]
+
+
+def match(op: ir.Operation) -> Contraction | None:
+    """The contraction `op` computes, when the micro-kernels can run it; else None."""
+    if op.name not in ("linalg.generic", _CONV, *_DEFAULT_MAPS) or len(op.operands) != 3:
+        return None
+    types = [_static_memref(v) for v in op.operands]
+    if len(op.results) or any(t is None for t in types):
+        return None  # on tensors, or dynamic shapes
+    element = types[0].element_type
+    if not isinstance(element, (ir.F32Type, ir.F64Type)):
+        return None
+    found = _indices_of(op)
+    if any(t.element_type != element for t in types) or found is None or not _is_mul_add(op):
+        return None
+    index, reductions = found
+    extents = {}
+    for forms, t in zip(index, types):
+        for form, size in zip(forms, t.shape):
+            if len(form) == 1 and form[0][1] == 1:
+                extents[form[0][0]] = size
+    dims = {d for forms in index for form in forms for d, _ in form}
+    if set(extents) != dims or dims != set(range(len(dims))) or 0 in extents.values():
+        return None
+    extents = tuple(extents[d] for d in range(len(dims)))
+    a, b, c = op.operands
+    for swap in (False, True):  # the product commutes: either input may play A
+        order = (1, 0, 2) if swap else (0, 1, 2)
+        plan = _plan([index[i] for i in order], reductions, [types[i] for i in order], extents)
+        if plan is not None:
+            a, b = (b, a) if swap else (a, b)
+            return Contraction(op, a, b, c, tuple(index[i] for i in order), extents, *plan)
+    return None
+
+
+def _dims(forms) -> set[int]:
+    return {d for form in forms for d, _ in form}
+
+
+def _lanes_along(forms, d: int, alone: bool, stride: int = 1) -> bool:
+    """Consecutive values of dim `d` are elements `stride` apart: `d` appears once, with that
+    coefficient, in the last index (alone there, when `alone`)."""
+    last = forms[-1]
+    if (d, stride) not in last or (alone and len(last) != 1):
+        return False
+    return sum(d == e for form in forms for e, _ in form) == 1
+
+
+def _plan(index, reductions, types, extents):
+    """(kernel, outer dims, m, n, k) for `C[b.., m.., n..] += A[b.., m.., k..] * B[b.., k.., n..]`:
+    the kernel's own m, n and k, and every other dim as a loop around it (the kernels add into C,
+    so an outer reduction dim is just another loop); None when neither kernel fits."""
+    a_dims, b_dims, c_dims = map(_dims, index)
+    if not reductions or any(k in c_dims or k not in a_dims or k not in b_dims for k in reductions):
+        return None
+    if a_dims | b_dims | c_dims != c_dims | set(reductions):
+        return None
+    c_order = [form[0][0] for form in index[2]]
+    if any(len(form) != 1 for form in index[2]) or len(set(c_order)) != len(c_order):
+        return None
+    m_dims = [d for d in c_order if d in a_dims and d not in b_dims]
+    n_dims = [d for d in c_order if d in b_dims and d not in a_dims]
+    if not m_dims or not n_dims:
+        return None
+    biggest = lambda dims: max(dims, key=lambda d: extents[d])  # noqa: E731
+    a_t, b_t, c_t = types
+    n = c_order[-1]
+    k = index[0][-1][0][0]
+    stride = lane_stride(index[1], n)  # a strided conv's image: gathered lanes
+    if (
+        n in n_dims
+        and stride
+        and _lanes_along(index[1], n, False, stride)
+        and _contiguous(b_t, c_t)
+    ):
+        kernel, m, k = "outer", biggest(m_dims), biggest(reductions)
+    elif (
+        k in reductions
+        and _lanes_along(index[0], k, True)
+        and _lanes_along(index[1], k, True)
+        and _contiguous(a_t, b_t)
+    ):
+        kernel, m, n = "dot", biggest(m_dims), biggest(n_dims)
+        # The dot kernel ends each element of C with a reduction across lanes, a dozen
+        # instructions; copying B^T (k x n, per trip of the outer loops) is cheaper when k is
+        # short next to m, as in attention scores (k = the head dim).
+        if c_order[-1] in n_dims and extents[k] < 3 * extents[m] and _contiguous(c_t):
+            kernel, n = "packed", c_order[-1]
+    else:
+        return None
+    outer = [d for d in c_order if d not in (m, n)] + [d for d in reductions if d != k]
+    return kernel, tuple(outer), m, n, k
+
+
+def _contiguous(*types) -> bool:
+    return all(map(_innermost_contiguous, types))
+
+
+@register_pass
+@dataclass(frozen=True)
+class VectorizeContractions(ModulePass):
+    """Rewrites f32/f64 mul-add contractions on static memrefs as vector micro-kernels."""
+
+    name: ClassVar[str] = "cpu-vectorize-contractions"
+
+    def run(self, module_op: ir.Operation) -> None:
+        found = [c for c in map(match, nested_ops(module_op)) if c is not None]
+        with module_op.context:
+            for c in found:
+                types = [_static_memref(v) for v in c.op.operands]
+                with c.op.location, ir.InsertionPoint(c.op):
+                    Emitter(c, types).emit()
+                c.op.erase()

@@ -1,0 +1,397 @@
+"""`cpu-vectorize-generics`: elementwise and reduction linalg.generic ops on memrefs -> loop
+nests whose innermost loop runs on vectors.
+
+`convert-linalg-to-parallel-loops` gives scalar nests in which a reduction accumulates through
+memory in sequential FP order, so LLVM's loop vectorizer leaves it scalar ("cannot prove it is
+safe to reorder floating-point operations"), and per-row values (`rsqrt(var + eps)`) are
+recomputed per element. Here the loop dim along which the operands are contiguous (picked by
+`cpu_vectorize_plan`) becomes the innermost loop, stepping `lanes` elements at a time:
+- operands indexed by it are read and written as vectors (masked for the last partial step);
+- body values that do not depend on it are computed once per row, before that loop;
+- a reduction along it keeps partial results in a vector accumulator (lane j combines
+  elements j, j + lanes, ...), combined with the output once per row: a reassociated sum, as
+  ATen's vectorized reductions are (and closer to the exact sum than one sequential chain).
+Ops this does not match stay for `convert-linalg-to-parallel-loops`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf, vector
+
+from .accurate_math import _LIBM
+from .cpu_vectorize_plan import INTEGER_DIVISIONS, Plan, is_identity_layout, neutral, plan
+from .fast_math import EXPANSIONS as _FAST_MATH
+from .registry import ModulePass, nested_ops, option, register_pass
+
+# Math ops that become libm calls run per lane (extract, scalar op, from_elements):
+# `aten-accurate-math` calls libm for scalars only (the vector expm1 would be exp(x) - 1), and
+# `convert-math-to-libm` unrolls vectors into `vector.extract`s after `convert-vector-to-llvm`
+# ran, which mlir-translate rejects. The ops `convert-math-to-llvm` leaves to libm (checked on
+# vector<4xf32> / vector<4xf64> through the llvm stage), minus what `aten-fast-math` expands.
+_PER_LANE = frozenset(
+    ("math.acosh", "math.asinh", "math.atanh", "math.cbrt", "math.erf", "math.erfc", *_LIBM)
+)
+
+
+def _per_lane(op: ir.Operation) -> bool:
+    if op.name not in _PER_LANE:
+        return False
+    return not (op.name in _FAST_MATH and isinstance(op.results[0].type, ir.F32Type))
+
+
+# Below this many elements a row runs scalar: one masked step would waste most of its lanes.
+MIN_LANE_EXTENT = 4
+
+
+@register_pass
+@dataclass(frozen=True)
+class VectorizeGenerics(ModulePass):
+    """linalg.generic (elementwise, reductions) on memrefs -> scf.parallel/scf.for over
+    vector.load/store, arith/math on vectors, vector.reduction; contiguous dim innermost."""
+
+    name: ClassVar[str] = "cpu-vectorize-generics"
+    lanes: int = option(32, "elements per vector step (32 x f32: two AVX-512 registers)")
+    reduction_lanes: int = option(
+        64, "elements per step of a reduction (4 or 8 registers: independent add chains)"
+    )
+
+    def run(self, module_op: ir.Operation) -> None:
+        with module_op.context:
+            found = [p for p in map(plan, nested_ops(module_op)) if p is not None]
+            for p in found:
+                extents = _static_extents(p)
+                if 0 in extents:
+                    p.op.erase()  # no iterations
+                    continue
+                lanes = self._lanes(p, extents)
+                if lanes:
+                    with p.op.location, ir.InsertionPoint(p.op):
+                        _Emitter(p, lanes).emit()
+                    p.op.erase()
+
+    def _lanes(self, p: Plan, extents: list[int | None]) -> int:
+        """Elements per step; a short static row gets the power of two that covers it, a row
+        below MIN_LANE_EXTENT none (0: left scalar)."""
+        lanes = self.reduction_lanes if p.reduces else self.lanes
+        row = [extents[d] for d in (p.dim, *p.folded)]
+        if None in row:
+            return lanes
+        if math.prod(row) < MIN_LANE_EXTENT:
+            return 0
+        return min(lanes, 1 << (math.prod(row) - 1).bit_length())
+
+
+def _static_extents(p: Plan) -> list[int | None]:
+    """Per loop dim, its size when some operand's type gives it statically."""
+    out: list[int | None] = [None] * len(p.parallel)
+    for a in p.accesses:
+        t = ir.MemRefType(a.memref.type)
+        for pos, d in enumerate(a.indices):
+            if isinstance(d, int) and out[d] is None and not t.is_dynamic_dim(pos):
+                out[d] = t.shape[pos]
+    return out
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _create_like(op: ir.Operation, operands, result_types) -> ir.Operation:
+    """`op` again (same name and attributes) on other operands and result types."""
+    attributes = {name: op.attributes[name] for name in op.attributes}
+    return ir.Operation.create(
+        op.name, results=result_types, operands=list(operands), attributes=attributes
+    )
+
+
+class _Emitter:
+    """Builds the loop nest of one planned generic at the current insertion point."""
+
+    def __init__(self, p: Plan, lanes: int):
+        self.p = p
+        self.lanes = lanes
+        self.mask_type = self.vector_type(ir.IntegerType.get_signless(1))
+        self.block = p.block
+        self.body = [o.operation for o in self.block.operations]
+        self.combined = {c.results[0] for c in p.combiners}
+        self.extents = self._extents()
+        self.lane_extent = self._lane_extent()
+        self.accesses = [self._fold(a) for a in p.accesses]
+
+    def vector_type(self, t: ir.Type) -> ir.VectorType:
+        return ir.VectorType.get([self.lanes], t)
+
+    def _extents(self) -> list:
+        """Per loop dim, an int (static) or an index value (`memref.dim`)."""
+        out = _static_extents(self.p)
+        for a in self.p.accesses:
+            for pos, d in enumerate(a.indices):
+                if isinstance(d, int) and out[d] is None:
+                    out[d] = memref.dim(a.memref, _index(pos))
+        return out
+
+    def _lane_extent(self):
+        """The vectorized dim's extent times the folded dims': an int when all are static."""
+        extents = [self.extents[d] for d in (self.p.dim, *self.p.folded)]
+        if all(isinstance(e, int) for e in extents):
+            return math.prod(extents)
+        total = self._bound(self.p.dim)
+        for d in self.p.folded:
+            total = arith.muli(total, self._bound(d))
+        return total
+
+    def _fold(self, a):
+        """`a` with its folded dims collapsed into its last (`memref.collapse_shape`)."""
+        if not a.folded:
+            return a
+        t = ir.MemRefType(a.memref.type)
+        keep = t.rank - a.folded - 1
+        shape = list(t.shape[:keep])
+        tail = t.shape[keep:]
+        dynamic = any(t.is_dynamic_dim(i) for i in range(keep, t.rank))
+        shape.append(ir.ShapedType.get_dynamic_size() if dynamic else math.prod(tail))
+        if is_identity_layout(t):
+            layout = None
+        else:
+            strides, offset = t.get_strides_and_offset()
+            layout = ir.StridedLayoutAttr.get(offset, [*strides[:keep], strides[-1]])
+        result = ir.MemRefType.get(shape, t.element_type, layout, t.memory_space)
+        groups = [[i] for i in range(keep)] + [list(range(keep, t.rank))]
+        reassociation = ir.ArrayAttr.get(
+            [
+                ir.ArrayAttr.get(
+                    [ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i) for i in g]
+                )
+                for g in groups
+            ]
+        )
+        collapsed = memref.collapse_shape(result, a.memref, reassociation)
+        indices = tuple(d for d in a.indices if d not in self.p.folded)
+        return dataclasses.replace(a, memref=collapsed, indices=indices, folded=0)
+
+    def _bound(self, d: int) -> ir.Value:
+        e = self.extents[d]
+        return _index(e) if isinstance(e, int) else e
+
+    # -- loops ------------------------------------------------------------------------------
+    def emit(self) -> None:
+        outer = list(self.p.outer)
+        # leading parallel dims form one scf.parallel, as convert-linalg-to-parallel-loops's
+        lead = 0
+        while lead < len(outer) and self.p.parallel[outer[lead]]:
+            lead += 1
+        if not lead:
+            self._loops(outer, {})
+            return
+        zero, one = _index(0), _index(1)
+        loop = scf.ParallelOp(
+            [], [zero] * lead, [self._bound(d) for d in outer[:lead]], [one] * lead, []
+        )
+        block = loop.regions[0].blocks.append(*[ir.IndexType.get()] * lead)
+        with ir.InsertionPoint(block):
+            self._loops(outer[lead:], dict(zip(outer[:lead], block.arguments)))
+            scf.reduce([], 0)
+
+    def _loops(self, dims: list[int], ivs: dict) -> None:
+        if not dims:
+            if isinstance(self.lane_extent, int):
+                self._row(ivs)
+                return
+            # the row's hoisted reads run only when the row has elements, as they would
+            guard = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ugt, self.lane_extent, _index(0)))
+            with ir.InsertionPoint(guard.then_block):
+                self._row(ivs)
+                scf.YieldOp([])
+            return
+        loop = scf.ForOp(_index(0), self._bound(dims[0]), _index(1))
+        with ir.InsertionPoint(loop.body):
+            self._loops(dims[1:], {**ivs, dims[0]: loop.induction_variable})
+            scf.YieldOp([])
+
+    # -- one row: the lane loop and what is computed once around it -------------------------
+    def _row(self, ivs: dict) -> None:
+        p = self.p
+        self.ivs = ivs
+        self.scalars = self._uniform_values()
+        self.splats = {}
+        for v in self._row_values_read_by_lanes():
+            self._as_vector(v, {})  # the broadcasts, once per row
+        accs = [self._splat_const(neutral(k, c.results[0].type)) for k, c in self._reductions()]
+        extent = self.lane_extent
+        if isinstance(extent, int):
+            main, rest = extent - extent % self.lanes, extent % self.lanes
+            main_bound = _index(main) if main else None
+        else:
+            main_bound = arith.subi(extent, arith.remui(extent, _index(self.lanes)))
+            rest = None
+        if main_bound is not None:
+            loop = scf.ForOp(_index(0), main_bound, _index(self.lanes), accs)
+            with ir.InsertionPoint(loop.body):
+                scf.YieldOp(self._step(loop.induction_variable, list(loop.inner_iter_args), None))
+            accs = list(loop.results)
+        if rest != 0:
+            if rest is None:
+                count = arith.subi(extent, main_bound)
+                mask = vector.create_mask(self.mask_type, [count])
+            else:
+                mask = vector.constant_mask(self.mask_type, [rest])
+            start = main_bound if main_bound is not None else _index(0)
+            accs = self._step(start, accs, mask)
+        for acc, (kind, combine), k in zip(accs, self._reductions(), range(len(accs))):
+            self._finish_reduction(acc, kind, combine, self.accesses[p.num_inputs + k])
+
+    def _lane_ops(self) -> list[ir.Operation]:
+        return [
+            o
+            for o in self.body[:-1]
+            if o.results[0] in self.p.varying and o.results[0] not in self.combined
+        ]
+
+    def _row_values_read_by_lanes(self) -> list[ir.Value]:
+        p = self.p
+        skip = ("linalg.index", "memref.load")
+        read = [v for o in self._lane_ops() if o.name not in skip for v in o.operands]
+        if p.reduces:
+            args = self.block.arguments[p.num_inputs :]
+            read += [v for c, a in zip(p.combiners, args) for v in c.operands if v != a]
+        else:
+            read += list(self.body[-1].operands)
+        return [v for v in read if v not in p.varying]
+
+    def _reductions(self):
+        return list(zip(self.p.kinds, self.p.combiners))
+
+    def _finish_reduction(self, acc, kind, combine, access) -> None:
+        t = combine.results[0].type
+        indices = self._indices(access, None)
+        old = memref.load(access.memref, indices)
+        fastmath = None
+        if isinstance(t, ir.FloatType) and kind in ("add", "mul"):
+            fastmath = ir.Attribute.parse("#arith.fastmath<reassoc>")
+        kind_attr = ir.Attribute.parse(f"#vector.kind<{kind}>")
+        if isinstance(t, (ir.F16Type, ir.BF16Type)):
+            # LLVM's x86 backend fails on `vector.reduce.fmaximum` of <64 x bfloat> ("Unexpected
+            # illegal type"): reduce the lanes in f32 (exact for min/max; one rounding for sums)
+            wide = ir.F32Type.get()
+            lanes = arith.extf(self.vector_type(wide), acc)
+            old = arith.extf(wide, old)
+            total = vector.reduction(wide, kind_attr, lanes, acc=old, fastmath=fastmath)
+            total = arith.truncf(t, total)
+        else:
+            total = vector.reduction(t, kind_attr, acc, acc=old, fastmath=fastmath)
+        memref.store(total, access.memref, indices)
+
+    def _uniform_values(self) -> dict:
+        """Body value -> its scalar for this row, for the values that are the same in every
+        lane: per-row operands, and ops on them (cloned here, once per row)."""
+        p, block = self.p, self.block
+        out = {}
+        for i, (arg, a) in enumerate(zip(block.arguments, self.accesses)):
+            if a.lanes or not list(arg.uses) or (p.reduces and i >= p.num_inputs):
+                continue
+            out[arg] = memref.load(a.memref, self._indices(a, None))
+        for o in self.body[:-1]:
+            if o.results[0] in p.varying or o.results[0] in self.combined:
+                continue
+            if o.name == "linalg.index":
+                out[o.results[0]] = self.ivs[ir.IntegerAttr(o.attributes["dim"]).value]
+                continue
+            operands = [out.get(v, v) for v in o.operands]
+            new = _create_like(o, operands, [r.type for r in o.results])
+            out.update(zip(o.results, new.results))
+        return out
+
+    def _splat_const(self, attr: ir.Attribute) -> ir.Value:
+        t = self.vector_type(attr.type)
+        return arith.constant(t, ir.DenseElementsAttr.get_splat(t, attr))
+
+    def _as_vector(self, value: ir.Value, lane_values: dict) -> ir.Value:
+        if value in lane_values:
+            return lane_values[value]
+        if value not in self.splats:
+            scalar = self.scalars.get(value, value)
+            self.splats[value] = vector.broadcast(self.vector_type(value.type), scalar)
+        return self.splats[value]
+
+    def _indices(self, access, lane_start) -> list[ir.Value]:
+        out = []
+        for d in access.indices:
+            if isinstance(d, str):
+                out.append(_index(int(d)))
+            else:
+                out.append(lane_start if d == self.p.dim else self.ivs[d])
+        return out
+
+    # -- one step of `lanes` elements --------------------------------------------------------
+    def _step(self, start: ir.Value, accs: list, mask) -> list:
+        p = self.p
+        values = {}
+        for arg, a in zip(self.block.arguments, self.accesses):
+            if arg in p.varying and list(arg.uses):
+                values[arg] = self._load(a, start, mask)
+        for o in self._lane_ops():
+            values.update(zip(o.results, self._lane_op(o, start, values, mask)))
+        yielded = list(self.body[-1].operands)
+        if not p.reduces:
+            for value, a in zip(yielded, self.accesses[p.num_inputs :]):
+                self._store(self._as_vector(value, values), a, start, mask)
+            return []
+        out = []
+        for acc, (kind, combine) in zip(accs, self._reductions()):
+            arg = self.block.arguments[p.num_inputs + len(out)]
+            x = [v for v in combine.operands if v != arg][0]
+            x = self._as_vector(x, values)
+            if mask is not None:
+                x = arith.select(mask, x, self._splat_const(neutral(kind, x.type.element_type)))
+            out.append(_create_like(combine, [acc, x], [acc.type]).results[0])
+        return out
+
+    def _lane_op(self, o: ir.Operation, start, values: dict, mask) -> list[ir.Value]:
+        if o.name == "linalg.index":
+            t = self.vector_type(ir.IndexType.get())
+            return [arith.addi(vector.broadcast(t, start), vector.step(t))]
+        if o.name == "memref.load":  # a row at per-row indices (the plan checked), then lanes
+            base, *indices = list(o.operands)
+            indices = [self.scalars.get(v, v) for v in indices[:-1]] + [start]
+            return [self._load_row(base, indices, mask)]
+        operands = [self._as_vector(v, values) for v in o.operands]
+        if mask is not None and o.name in INTEGER_DIVISIONS:
+            one = self._splat_const(ir.IntegerAttr.get(operands[1].type.element_type, 1))
+            operands[1] = arith.select(mask, operands[1], one)
+        types = [self.vector_type(r.type) for r in o.results]
+        if not _per_lane(o):
+            return list(_create_like(o, operands, types).results)
+        lanes = []
+        for j in range(self.lanes):
+            scalars = [vector.extract(v, [], [j]) for v in operands]
+            lanes.append(_create_like(o, scalars, [o.results[0].type]).results[0])
+        return [vector.from_elements(types[0], lanes)]
+
+    def _load(self, a, start, mask) -> ir.Value:
+        return self._load_row(a.memref, self._indices(a, start), mask)
+
+    def _load_row(self, base: ir.Value, indices: list, mask) -> ir.Value:
+        t = self.vector_type(ir.MemRefType(base.type).element_type)
+        if mask is None:
+            return vector.load(t, base, indices)
+        zeros = arith.constant(t, ir.DenseElementsAttr.get_splat(t, _zero(t.element_type)))
+        return vector.maskedload(t, base, indices, mask, zeros)
+
+    def _store(self, value, a, start, mask) -> None:
+        indices = self._indices(a, start)
+        if mask is None:
+            vector.store(value, a.memref, indices)
+        else:
+            vector.maskedstore(a.memref, indices, mask, value)
+
+
+def _zero(t: ir.Type) -> ir.Attribute:
+    if isinstance(t, ir.FloatType):
+        return ir.FloatAttr.get(t, 0.0)
+    return ir.IntegerAttr.get(t, 0)

@@ -1,0 +1,128 @@
+"""`cpu-vectorize-contractions`: products run as vector micro-kernels and equal eager on every
+shape, the register block's remainders included."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import aten_mlir
+
+
+class _Apply(torch.nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def _compiled(fn, *args, tmp_path):
+    program = aten_mlir.compile(torch.export.export(_Apply(fn), args), dump_dir=tmp_path)
+    assert program.fallbacks == []
+    return program, (tmp_path / "05-vectorize.mlir").read_text()
+
+
+def _check(fn, args, tmp_path, kernel_op):
+    program, ir_text = _compiled(fn, *args, tmp_path=tmp_path)
+    # sums of a few hundred f32 products, added in another order than eager's
+    torch.testing.assert_close(program(*args), fn(*args), rtol=1e-4, atol=1e-4)
+    # the product became the kernel: no reduction nest is left for the loops stage
+    assert kernel_op in ir_text
+    assert '"reduction"' not in ir_text and "linalg.matmul" not in ir_text
+
+
+# (M, K, N): full register blocks, and every kind of remainder (rows, lanes, k)
+SHAPES = [(1, 1, 1), (7, 5, 3), (8, 16, 32), (13, 300, 37), (64, 17, 48), (70, 260, 130)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_a_plain_product_is_the_outer_product_kernel(shape, dtype, tmp_path):
+    m, k, n = shape
+    a, b = torch.randn(m, k, dtype=dtype), torch.randn(k, n, dtype=dtype)
+    _check(torch.mm, (a, b), tmp_path, "vector.broadcast")
+
+
+def _transposed_kernel(m: int, k: int) -> str:
+    """The dot kernel, unless k is short next to m: then B is copied as [k, n] for the outer
+    kernel, which needs no reduction across lanes."""
+    return "vector.broadcast" if k < 3 * m else "vector.reduction"
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_a_transposed_weight_runs_the_dot_or_packed_kernel(shape, tmp_path):
+    m, k, n = shape
+    x, w, bias = torch.randn(m, k), torch.randn(n, k), torch.randn(n)
+    _check(torch.nn.functional.linear, (x, w, bias), tmp_path, _transposed_kernel(m, k))
+
+
+def test_a_transposed_left_operand_still_runs_the_outer_kernel(tmp_path):
+    a, b = torch.randn(37, 19), torch.randn(37, 45)
+    _check(lambda a, b: a.t() @ b, (a, b), tmp_path, "vector.broadcast")
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_batched_products_loop_over_the_batch(transposed, tmp_path):
+    q, k = torch.randn(2, 3, 20, 24), torch.randn(2, 3, 24, 33)
+    if transposed:
+        k = k.transpose(-1, -2).contiguous()
+
+        def fn(q, k):
+            return q @ k.transpose(-1, -2)
+    else:
+        fn = torch.matmul
+    _check(fn, (q, k), tmp_path, _transposed_kernel(20, 24) if transposed else "vector.broadcast")
+
+
+def test_a_computed_operand_is_split_out_and_computed_once(tmp_path):
+    x, w = torch.randn(9, 40), torch.randn(40, 21)
+    program, ir_text = _compiled(lambda x, w: torch.tanh(x) @ w, x, w, tmp_path=tmp_path)
+    torch.testing.assert_close(program(x, w), torch.tanh(x) @ w, rtol=1e-5, atol=1e-5)
+    # the tanh runs once per element of x, in its own nest before the kernel
+    assert ir_text.count("math.tanh") == 1
+    assert ir_text.index("math.tanh") < ir_text.index("vector.fma")
+
+
+def test_integer_products_stay_loop_nests(tmp_path):
+    a, b = torch.randint(-5, 5, (6, 7)), torch.randint(-5, 5, (7, 5))
+    program, ir_text = _compiled(torch.mm, a, b, tmp_path=tmp_path)
+    assert torch.equal(program(a, b), a @ b)
+    assert "vector.fma" not in ir_text
+
+
+@pytest.mark.parametrize(
+    "equation, shapes",
+    [
+        ("bsk,hdk->bshd", [(2, 5, 24), (3, 8, 24)]),  # a head-split projection: n is (h, d)
+        ("bsk,hdk->bshd", [(2, 50, 24), (3, 8, 24)]),  # the same, B packed
+        ("bhsd,nhd->bsn", [(2, 3, 5, 8), (24, 3, 8)]),  # heads merged
+    ],
+    ids=["split", "split-packed", "merge"],
+)
+def test_several_column_dims(equation, shapes, tmp_path):
+    args = tuple(torch.randn(s) for s in shapes)
+    program, ir_text = _compiled(lambda *a: torch.einsum(equation, *a), *args, tmp_path=tmp_path)
+    torch.testing.assert_close(program(*args), torch.einsum(equation, *args), rtol=1e-4, atol=1e-4)
+    assert "vector.fma" in ir_text and '"reduction"' not in ir_text
+
+
+@pytest.mark.parametrize(
+    "stride, dilation, padding",
+    [(1, 1, 1), (1, 2, 2), (2, 1, 1)],
+    ids=["3x3", "dilated", "strided"],
+)
+def test_convolutions_run_the_outer_kernel_along_output_columns(
+    stride, dilation, padding, tmp_path
+):
+    x, w = torch.randn(2, 5, 11, 37), torch.randn(9, 5, 3, 3)
+
+    def conv(x, w):
+        return torch.nn.functional.conv2d(x, w, stride=stride, padding=padding, dilation=dilation)
+
+    program, ir_text = _compiled(conv, x, w, tmp_path=tmp_path)
+    torch.testing.assert_close(program(x, w), conv(x, w), rtol=1e-4, atol=1e-4)
+    assert "vector.fma" in ir_text and "linalg.conv_2d" not in ir_text
+    # a stride along the output columns gathers the image's lanes
+    assert ("vector.gather" in ir_text) == (stride != 1)
