@@ -7,19 +7,11 @@ import pytest
 import torch
 
 import aten_mlir
-
-
-class _Apply(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
+from tests.modules import Fn
 
 
 def _compiled(fn, *args, tmp_path):
-    program = aten_mlir.compile(torch.export.export(_Apply(fn), args), dump_dir=tmp_path)
+    program = aten_mlir.compile(torch.export.export(Fn(fn), args), dump_dir=tmp_path)
     assert program.fallbacks == []
     return program, (tmp_path / "05-vectorize.mlir").read_text()
 

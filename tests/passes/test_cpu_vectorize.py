@@ -13,15 +13,7 @@ import aten_mlir
 from aten_mlir.dialects import make_context
 from aten_mlir.passes import run_pipeline
 from aten_mlir.passes.lowering import STAGES_BY_NAME
-
-
-class Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
+from tests.modules import Fn
 
 
 def _compile(fn, *args, dump_dir=None, dynamic_shapes=None):

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import aten_mlir
+from tests.modules import Fn
 
 INF, NAN = math.inf, math.nan
 
@@ -44,17 +45,8 @@ OPS = sorted(SWEEPS)
 MAX_ULP = 2.0  # measured: exp 1.0, expm1 1.5, tanh 1.4, erf 1.1, log 0.9, log1p 1.5
 
 
-class _Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, x):
-        return self.fn(x)
-
-
 def _compile(fn, example, dump_dir=None):
-    ep = torch.export.export(_Fn(fn), (example,))
+    ep = torch.export.export(Fn(fn), (example,))
     return aten_mlir.compile(ep, target="cpu", dump_dir=dump_dir)
 
 

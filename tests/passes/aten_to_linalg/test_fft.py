@@ -4,20 +4,13 @@ one-sided and two-sided, dynamic sizes; compared with eager (pocketfft)."""
 import pytest
 import torch
 
+from tests.modules import Fn
+
 from .lowering_check import assert_lowers, assert_module_lowers
 
 # f32 results are sums of n terms computed in f64 and rounded once: a few ulps of the largest
 # magnitude (pocketfft's own f32 error is of the same order).
 TOL = dict(atol=2e-5, rtol=2e-5)
-
-
-class Fn(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-
-    def forward(self, *args):
-        return self.fn(*args)
 
 
 REAL_INPUT = {
