@@ -223,13 +223,8 @@ def test_saved_signature_refuses_state_the_exported_program_lacks():
 
 
 def test_a_custom_op_is_not_keyed():
-    @torch.library.custom_op("aten_mlir_test::twice", mutates_args=())
-    def twice(x: torch.Tensor) -> torch.Tensor:
-        return x * 2
-
-    @twice.register_fake
-    def _(x):
-        return torch.empty_like(x)
+    # one registration of the op per process: a second one of the same name is an error
+    from tests.frontend.test_errors import twice
 
     class UsesCustomOp(nn.Module):
         def forward(self, x):
