@@ -276,7 +276,7 @@ def _fold_transpose(op) -> None:
 
 
 # (A, B, C) dims of the named products over (m, n, k) / (b, m, n, k).
-_NAMED_PRODUCTS = {
+NAMED_PRODUCTS = {
     "linalg.matmul": ((0, 2), (2, 1), (0, 1)),
     "linalg.batch_matmul": ((0, 1, 3), (0, 3, 2), (0, 1, 2)),
 }
@@ -297,7 +297,7 @@ class GeneralizeProducts(ModulePass):
                 if "indexing_maps" in op.attributes:
                     maps = _maps(op)
                 else:
-                    dims = _NAMED_PRODUCTS[op.name]
+                    dims = NAMED_PRODUCTS[op.name]
                     n = len(dims[2]) + 1
                     maps = [
                         ir.AffineMap.get(n, 0, [ir.AffineDimExpr.get(d) for d in m]) for m in dims
@@ -309,7 +309,7 @@ class GeneralizeProducts(ModulePass):
 
 def _plain_product(op: ir.Operation) -> bool:
     """A named product on tensors of one float element type (no casts)."""
-    if op.name not in _NAMED_PRODUCTS:
+    if op.name not in NAMED_PRODUCTS:
         return False
     if len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
         return False

@@ -23,14 +23,10 @@ from typing import ClassVar
 
 from mlir import ir
 
+from .contraction_prologue import NAMED_PRODUCTS
 from .cpu_kernels import Contraction, Emitter, Form, lane_stride
 from .registry import ModulePass, nested_ops, register_pass
 
-_DEFAULT_MAPS = {
-    # (A, B, C) dims over (m, n, k) / (b, m, n, k)
-    "linalg.matmul": ((0, 2), (2, 1), (0, 1)),
-    "linalg.batch_matmul": ((0, 1, 3), (0, 3, 2), (0, 1, 2)),
-}
 _CONV = "linalg.conv_2d_nchw_fchw"
 
 
@@ -80,8 +76,8 @@ def _indices_of(op: ir.Operation):
             if any(f is None for f in forms):
                 return None
             index.append(forms)
-    elif op.name in _DEFAULT_MAPS:
-        index = [tuple(((d, 1),) for d in dims) for dims in _DEFAULT_MAPS[op.name]]
+    elif op.name in NAMED_PRODUCTS:
+        index = [tuple(((d, 1),) for d in dims) for dims in NAMED_PRODUCTS[op.name]]
     else:
         return None
     if op.name == "linalg.generic":
@@ -111,7 +107,7 @@ def _is_mul_add(op: ir.Operation) -> bool:
 
 def match(op: ir.Operation) -> Contraction | None:
     """The contraction `op` computes, when the micro-kernels can run it; else None."""
-    if op.name not in ("linalg.generic", _CONV, *_DEFAULT_MAPS) or len(op.operands) != 3:
+    if op.name not in ("linalg.generic", _CONV, *NAMED_PRODUCTS) or len(op.operands) != 3:
         return None
     types = [_static_memref(v) for v in op.operands]
     if len(op.results) or any(t is None for t in types):
