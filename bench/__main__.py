@@ -9,7 +9,9 @@ Each workload runs in processes of its own (`bench/run_one.py`):
 3. One more timing process per other thread count.
 The table gives speedups (eager time / aten-mlir time, Inductor time / aten-mlir time: above 1
 means aten-mlir is faster), achieved GFLOP/s or GB/s, and compile times; the geomeans are over
-the workloads at each thread count. No numbers are asserted anywhere: this is a report.
+the workloads at each thread count, and a last line gives each workload's cold compile time over
+Inductor's (`gpt2_small`, GPT-2 small as released, is the model of the <= 0.1 target of #6). A
+slow workload takes fewer timing rounds. No numbers are asserted anywhere: this is a report.
 """
 
 from __future__ import annotations
@@ -109,6 +111,18 @@ def geomeans(rows: list[dict]) -> dict[str, dict[str, float]]:
     return out
 
 
+def cold_compile_ratios(rows: list[dict]) -> dict[str, float]:
+    """Per workload: aten-mlir's cold compile time over Inductor's, from its first (cold)
+    process (issue #6 asks for <= 0.1 on GPT-2 small)."""
+    out, seen = {}, set()
+    for row in rows:
+        if row["workload"] not in seen and "compile_s" in row:
+            c = row["compile_s"]
+            out[row["workload"]] = c["aten_mlir"] / c["inductor"]
+        seen.add(row["workload"])
+    return out
+
+
 def plot(rows: list[dict], path: str) -> None:
     try:
         import matplotlib
@@ -153,7 +167,15 @@ def main(argv=None) -> int:
             f"geomean at {threads} thread(s): {m['eager']:.2f}x vs eager, "
             f"{m['inductor']:.2f}x vs Inductor"
         )
-    Path(args.json).write_text(json.dumps({"rows": rows, "geomean": means}, indent=1))
+    ratios = cold_compile_ratios(rows)
+    if ratios:
+        print(
+            "cold compile, aten-mlir / Inductor: "
+            + ", ".join(f"{name} {r:.3f}x" for name, r in ratios.items())
+        )
+    Path(args.json).write_text(
+        json.dumps({"rows": rows, "geomean": means, "cold_compile_ratio": ratios}, indent=1)
+    )
     print(f"wrote {args.json}")
     if args.plot:
         plot(rows, args.plot)

@@ -21,6 +21,10 @@ import torch
 
 _MIN_SAMPLE_S = 0.002  # calls per timing sample: enough that one sample takes this long
 _ROUNDS = 15
+# Seconds of samples per runner: a slow model (GPT-2 small: ~0.3 s a call in eager) takes fewer
+# rounds, down to _MIN_ROUNDS, so it does not add minutes to the suite.
+_BUDGET_S = 3.0
+_MIN_ROUNDS = 5
 
 
 def main(argv=None) -> int:
@@ -79,7 +83,7 @@ def _max_error(actual, expected) -> float:
 def _time_alternately(runners: dict, inputs) -> dict[str, float]:
     """Median seconds per call of each runner; the runners take turns, sample by sample, so a
     change in machine load shifts all of them alike."""
-    calls = {}
+    calls, slowest = {}, 0.0
     with torch.no_grad():
         for name, run in runners.items():
             for _ in range(3):  # warm up
@@ -88,8 +92,10 @@ def _time_alternately(runners: dict, inputs) -> dict[str, float]:
             run(*inputs)
             once = time.perf_counter() - start
             calls[name] = max(1, int(_MIN_SAMPLE_S / max(once, 1e-9)))
+            slowest = max(slowest, once * calls[name])
+        rounds = max(_MIN_ROUNDS, min(_ROUNDS, int(_BUDGET_S / slowest)))
         samples = {name: [] for name in runners}
-        for _ in range(_ROUNDS):
+        for _ in range(rounds):
             for name, run in runners.items():
                 start = time.perf_counter()
                 for _ in range(calls[name]):

