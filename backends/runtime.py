@@ -69,25 +69,11 @@ class CompiledProgram:
         }
         self._seed_args = _seed_arguments(main)
         self._block = main.regions[0].blocks[0]
-        if len(self._block.arguments) != len(signature.inputs) + len(self._seed_args):
-            raise ValueError(
-                f"@main takes {len(self._block.arguments)} arguments: not the signature's "
-                f"{len(signature.inputs)} inputs and {len(self._seed_args)} seeds"
-            )
         self._state_pointers = {
             t.data_ptr() for t in self.state.values() if isinstance(t, torch.Tensor)
         }
-        self._ops = [op.operation for op in self._block.operations]
         self._functions = {}
-        for op in self._ops:
-            if op.name == "func.call":
-                name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-                if name not in self._functions:
-                    self._functions[name] = library.function(
-                        name,
-                        [str(_memref(v.type)) for v in op.operands],
-                        [str(_memref(r.type)) for r in op.results],
-                    )
+        self._plan = _Plan(self, library)
 
     @classmethod
     def of(cls, program: Program, main: ir.Operation, library) -> CompiledProgram:
@@ -102,6 +88,8 @@ class CompiledProgram:
         )
 
     def _flatten(self, args, kwargs) -> list[torch.Tensor]:
+        if not kwargs and len(args) == self._plan.positional:  # the structure it was exported with
+            return list(args)
         leaves, spec = torch.utils._pytree.tree_flatten((tuple(args), dict(kwargs)))
         in_spec = self.signature.in_spec
         if in_spec is not None and spec != in_spec:
@@ -113,17 +101,8 @@ class CompiledProgram:
 
     def __call__(self, *args, **kwargs):
         user_inputs = self._flatten(args, kwargs)
-        env = self._bind(user_inputs)
-        returned = None
         with torch.no_grad():
-            for op in self._ops:
-                if op.name == "func.return":
-                    returned = [
-                        _as_type(env[v], t) for v, t in zip(op.operands, self._result_types)
-                    ]
-                    break
-                env.update(zip(op.results, self._run(op, env)))
-            return self._outputs(returned, user_inputs)
+            return self._outputs(self._plan.run(user_inputs), user_inputs)
 
     def _outputs(self, returned: list, user_inputs):
         """The module's outputs; buffers and inputs the program mutates are written in place,
@@ -148,46 +127,125 @@ class CompiledProgram:
             return torch.utils._pytree.tree_unflatten(user, sig.out_spec)
         return user[0] if len(user) == 1 else tuple(user)
 
-    def _bind(self, user_inputs) -> dict:
-        specs = self.signature.inputs
-        n_user = sum(s.role == "user_input" for s in specs)
-        if len(user_inputs) != n_user:
-            raise ValueError(f"expected {n_user} tensor inputs, got {len(user_inputs)}")
-        env, it = {}, enumerate(user_inputs)
-        for position, (spec, arg) in enumerate(zip(specs, self._block.arguments)):
-            if spec.role == "user_input":
-                index, value = next(it)
-                self._declared[position].check(value, index)
-                if value.device.type != "cpu":
-                    raise ValueError(f"user input #{index} is on {value.device}; expected cpu")
-            else:
-                value = self.state.get(spec.name)
-                if value is None:
-                    raise ValueError(f"the program's state has no {spec.role} '{spec.name}'")
-            env[arg] = value
-        for arg in list(self._block.arguments)[len(specs) :]:
-            if arg.arg_number not in self._seed_args:
-                raise ValueError(f"@main argument #{arg.arg_number} has no input spec")
-            # A fresh stream per call, from torch's default generator (torch.manual_seed rules).
-            env[arg] = torch.randint(-(2**62), 2**62, (2,), dtype=torch.int64)
-        return env
 
-    def _run(self, op: ir.Operation, env: dict) -> list:
-        if op.name == "func.call":
-            name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-            outs = self._functions[name](*[_storage_view(env[v]) for v in op.operands])
-            return [_as_type(t, r.type) for t, r in zip(outs, op.results)]
-        if op.name == "builtin.unrealized_conversion_cast":
-            return [_as_type(env[op.operands[0]], op.results[0].type)]
-        if op.name.startswith("aten."):
-            try:
-                return _run_aten(op, env)
-            except Exception as e:
-                raise RuntimeError(
-                    f"{describe_location(op.location)}: fallback '{op.name}' failed in eager: "
-                    f"{type(e).__name__}: {e}"
-                ) from e
-        return [REFERENCE_KERNELS[op.name](op, *[env[v] for v in op.operands])]
+class _Plan:
+    """`@main` read once into steps over numbered value slots, so that a call touches no MLIR
+    object: walking the IR per call cost more than running a small model. The program's state
+    fills its slots once, and native calls take it pre-marshalled (`NativeFunction.bind`)."""
+
+    def __init__(self, program: CompiledProgram, library):
+        block = program._block
+        specs = program.signature.inputs
+        if len(block.arguments) != len(specs) + len(program._seed_args):
+            raise ValueError(
+                f"@main takes {len(block.arguments)} arguments: not the signature's "
+                f"{len(specs)} inputs and {len(program._seed_args)} seeds"
+            )
+        self.slots: dict = {}
+        self.template: list = []
+        self.user: list[tuple[int, _Declared]] = []  # (slot, declared type) per user input
+        self.seeds: list[int] = []
+        fixed: set[int] = set()
+        for position, arg in enumerate(block.arguments):
+            slot = self._slot(arg)
+            if position >= len(specs):
+                if arg.arg_number not in program._seed_args:
+                    raise ValueError(f"@main argument #{arg.arg_number} has no input spec")
+                self.seeds.append(slot)
+            elif specs[position].role == "user_input":
+                self.user.append((slot, program._declared[position]))
+            else:
+                value = program.state.get(specs[position].name)
+                if value is None:
+                    raise ValueError(
+                        f"the program's state has no {specs[position].role} "
+                        f"'{specs[position].name}'"
+                    )
+                self.template[slot] = value
+                fixed.add(slot)
+        in_spec = program.signature.in_spec
+        plain = torch.utils._pytree.tree_flatten((tuple(range(len(self.user))), {}))[1]
+        self.positional = len(self.user) if in_spec is None or in_spec == plain else -1
+        self.steps: list = []
+        self.returned: list[tuple[int, torch.dtype | None]] = []
+        for op in (o.operation for o in block.operations):
+            if op.name == "func.return":
+                types = program._result_types
+                self.returned = [(self.slots[v], _dtype(t)) for v, t in zip(op.operands, types)]
+                break
+            self.steps.append(self._step(op, program, library, fixed))
+
+    def _slot(self, value) -> int:
+        self.slots[value] = len(self.template)
+        self.template.append(None)
+        return self.slots[value]
+
+    def _step(self, op: ir.Operation, program: CompiledProgram, library, fixed: set[int]):
+        """(callable on the operand values, operand slots, [(result slot, dtype)])."""
+        operands = [self.slots[v] for v in op.operands]
+        # eager fallbacks return what their op returns (a Python scalar for `.item()`)
+        typed = op.name in ("func.call", "builtin.unrealized_conversion_cast")
+        results = [(self._slot(r), _dtype(r.type) if typed else None) for r in op.results]
+        if op.name != "func.call":
+            values = list(op.operands)
+            return (lambda *xs: _run_other(op, dict(zip(values, xs)))), operands, results
+        name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+        function = program._functions.get(name)
+        if function is None:
+            function = program._functions[name] = library.function(
+                name,
+                [str(_memref(v.type)) for v in op.operands],
+                [str(_memref(r.type)) for r in op.results],
+            )
+        # weights that are contiguous go in once; others are made contiguous per call, as
+        # binding a copy would miss in-place updates of the original
+        bound = {
+            i: _storage_view(self.template[s])
+            for i, s in enumerate(operands)
+            if s in fixed
+            and isinstance(self.template[s], torch.Tensor)
+            and self.template[s].is_contiguous()
+        }
+        if bound and hasattr(function, "bind"):
+            call = function.bind(bound)
+            operands = [s for i, s in enumerate(operands) if i not in bound]
+        else:
+            call = function
+        return (lambda *xs: call(*map(_storage_view, xs))), operands, results
+
+    def run(self, user_inputs: list) -> list:
+        """The values `@main` returns, for `user_inputs` (checked here)."""
+        if len(user_inputs) != len(self.user):
+            raise ValueError(f"expected {len(self.user)} tensor inputs, got {len(user_inputs)}")
+        values = list(self.template)
+        for index, ((slot, declared), value) in enumerate(zip(self.user, user_inputs)):
+            declared.check(value, index)
+            if value.device.type != "cpu":
+                raise ValueError(f"user input #{index} is on {value.device}; expected cpu")
+            values[slot] = value
+        for slot in self.seeds:
+            # A fresh stream per call, from torch's default generator (torch.manual_seed rules).
+            values[slot] = torch.randint(-(2**62), 2**62, (2,), dtype=torch.int64)
+        for run, operands, results in self.steps:
+            outs = run(*[values[s] for s in operands])
+            for (slot, dtype), out in zip(results, outs):
+                values[slot] = _retype(out, dtype)
+        return [_retype(values[slot], dtype) for slot, dtype in self.returned]
+
+
+def _run_other(op: ir.Operation, env: dict) -> list:
+    """An op of `@main` other than a native call: a cast, an eager fallback, scalar glue."""
+    if op.name == "builtin.unrealized_conversion_cast":
+        return [env[op.operands[0]]]
+    if op.name.startswith("aten."):
+        try:
+            return _run_aten(op, env)
+        except Exception as e:
+            raise RuntimeError(
+                f"{describe_location(op.location)}: fallback '{op.name}' failed in eager: "
+                f"{type(e).__name__}: {e}"
+            ) from e
+    return [REFERENCE_KERNELS[op.name](op, *[env[v] for v in op.operands])]
 
 
 @dataclass(frozen=True)
@@ -250,13 +308,18 @@ def _memref(t: ir.Type) -> str:
     return f"memref<{shape + 'x' if shape else ''}{t.element_type}>"
 
 
-def _as_type(value, t: ir.Type):
-    """A tensor as the runtime type `t` says: bool and unsigned tensors travel as signless
-    int bytes."""
-    if not isinstance(t, ir.RankedTensorType):
-        return value  # a Python scalar (`.item()`)
-    want = dtype_of(ir.RankedTensorType(t).element_type)
-    if value.dtype == want:
+def _dtype(t: ir.Type) -> torch.dtype | None:
+    """The dtype of a runtime value of type `t`; None for a Python scalar (`.item()`)."""
+    return (
+        dtype_of(ir.RankedTensorType(t).element_type)
+        if isinstance(t, ir.RankedTensorType)
+        else None
+    )
+
+
+def _retype(value, want: torch.dtype | None):
+    """A tensor as dtype `want`: bool and unsigned tensors travel as signless int bytes."""
+    if want is None or value.dtype == want:
         return value
     if _STORAGE_DTYPES.get(value.dtype) == want or _STORAGE_DTYPES.get(want) == value.dtype:
         return value.view(want)

@@ -172,6 +172,28 @@ class NativeFunction:
             f"{spec.text} (dtype {spec.dtype}), got {_describe(t)}"
         )
 
+    def _marshal(self, index: int, t) -> tuple[torch.Tensor, int, tuple]:
+        """Checks argument `index`: (the tensor as passed, contiguous; its data pointer; the
+        words of its descriptor)."""
+        spec = self.arg_specs[index]
+        if not isinstance(t, torch.Tensor) or not t.is_cpu or t.dtype not in spec.dtypes:
+            raise self._mismatch(index, spec, t)
+        shape = t.shape
+        if spec.static_shape is not None:
+            if shape != spec.static_shape:
+                raise self._mismatch(index, spec, t)
+            strides = spec.strides
+        else:
+            if len(shape) != spec.rank or any(
+                s is not None and s != n for s, n in zip(spec.sizes, shape)
+            ):
+                raise self._mismatch(index, spec, t)
+            strides = identity_strides(shape)
+        if not t.is_contiguous():
+            t = t.contiguous()
+        ptr = t.data_ptr()
+        return t, ptr, (ptr, ptr, 0, *shape, *strides)
+
     def __call__(self, *tensors: torch.Tensor) -> list[torch.Tensor]:
         """Runs the function; returns fresh tensors owned by the caller."""
         if len(tensors) != len(self.arg_specs):
@@ -179,27 +201,45 @@ class NativeFunction:
                 f"{self.name}: expected {len(self.arg_specs)} arguments, got {len(tensors)}"
             )
         words, keep, pointers = [], [], []
-        for index, (t, spec) in enumerate(zip(tensors, self.arg_specs)):
-            if not isinstance(t, torch.Tensor) or not t.is_cpu or t.dtype not in spec.dtypes:
-                raise self._mismatch(index, spec, t)
-            shape = t.shape
-            if spec.static_shape is not None:
-                if shape != spec.static_shape:
-                    raise self._mismatch(index, spec, t)
-                strides = spec.strides
-            else:
-                if len(shape) != spec.rank or any(
-                    s is not None and s != n for s, n in zip(spec.sizes, shape)
-                ):
-                    raise self._mismatch(index, spec, t)
-                strides = identity_strides(shape)
-            if not t.is_contiguous():
-                t = t.contiguous()
+        for index, t in enumerate(tensors):
+            t, ptr, descriptor = self._marshal(index, t)
             keep.append(t)  # alive until the call returns
-            ptr = t.data_ptr()
             pointers.append(ptr)
-            words += (ptr, ptr, 0, *shape, *strides)
-        argbuf = self._argbuf_t(*words)
+            words += descriptor
+        return self._invoke(self._argbuf_t(*words), pointers)
+
+    def bind(self, fixed: dict[int, torch.Tensor]) -> Callable[..., list[torch.Tensor]]:
+        """This function with the arguments at positions `fixed` checked and marshalled once,
+        now: the result takes the other arguments, in order. A program's weights are the same
+        tensors on every call; marshalling them cost more than running a small model."""
+        template, kept, pointers = self._argbuf_t(), [], []
+        for index, t in fixed.items():
+            t, ptr, descriptor = self._marshal(index, t)
+            kept.append(t)  # a contiguous copy, if one was made, lives as long as the binding
+            pointers.append(ptr)
+            at = self._offsets[index] // 8
+            template[at : at + len(descriptor)] = descriptor
+        free = [i for i in range(len(self.arg_specs)) if i not in fixed]
+        slots = [(i, self._offsets[i] // 8) for i in free]
+        copy = self._argbuf_t.from_buffer_copy
+
+        def call(*tensors: torch.Tensor) -> list[torch.Tensor]:
+            if len(tensors) != len(slots):
+                raise ValueError(
+                    f"{self.name}: expected {len(slots)} unbound arguments, got {len(tensors)}"
+                )
+            argbuf, keep, used = copy(template), [], list(pointers)
+            for (index, at), t in zip(slots, tensors):
+                t, ptr, descriptor = self._marshal(index, t)
+                keep.append(t)  # alive until the call returns
+                used.append(ptr)
+                argbuf[at : at + len(descriptor)] = descriptor
+            return self._invoke(argbuf, used)
+
+        call._bound = kept
+        return call
+
+    def _invoke(self, argbuf, pointers: list[int]) -> list[torch.Tensor]:
         base = ctypes.addressof(argbuf)
         descriptors = [base + offset for offset in self._offsets]
         if not self._result_layout:

@@ -324,6 +324,29 @@ def test_dynamic_input_checks(dtype_lib):
         mixed(torch.ones(2, 3), torch.ones(2))
 
 
+def test_bound_arguments_are_checked_once_and_read_at_every_call(dtype_lib, aliasing):
+    mixed = dtype_lib("f32").function("add_mixed", ["memref<?x3xf32>"] * 2, ["memref<?x3xf32>"])
+    weight = torch.randn(4, 3)
+    add = mixed.bind({1: weight})
+    x = torch.randn(4, 3)
+    assert torch.equal(add(x)[0], x + weight)
+    weight.mul_(2)  # an in-place update (a mutated buffer) is seen: the pointer was bound
+    assert torch.equal(add(x)[0], x + weight)
+    with pytest.raises(ValueError, match="argument 0"):  # the free argument is still checked
+        add(torch.ones(4, 2))
+    with pytest.raises(ValueError, match="expected 1 unbound arguments, got 2"):
+        add(x, x)
+    with pytest.raises(ValueError, match="argument 1.*memref<\\?x3xf32>"):  # checked at bind
+        mixed.bind({1: torch.ones(2)})
+    # a bound input is an input: a result aliasing it is copied, never freed or wrapped
+    ident = aliasing.function("ident", ["memref<4xf32>"], ["memref<4xf32>"]).bind(
+        {0: torch.arange(4.0)}
+    )
+    for _ in range(50):
+        (out,) = ident()
+        assert torch.equal(out, torch.arange(4.0))
+
+
 def test_unknown_function(aliasing):
     with pytest.raises(ValueError, match="no function 'nope'"):
         aliasing.function("nope", [], [])
