@@ -24,6 +24,7 @@ from typing import ClassVar
 from mlir import ir
 
 from .contraction_prologue import NAMED_PRODUCTS
+from .cpu_conv import im2col_emitter
 from .cpu_kernels import Contraction, Emitter, Form, lane_stride
 from .registry import ModulePass, nested_ops, register_pass
 
@@ -214,5 +215,5 @@ class VectorizeContractions(ModulePass):
             for c in found:
                 types = [_static_memref(v) for v in c.op.operands]
                 with c.op.location, ir.InsertionPoint(c.op):
-                    Emitter(c, types).emit()
+                    (im2col_emitter(c.op, types) or Emitter(c, types)).emit()
                 c.op.erase()

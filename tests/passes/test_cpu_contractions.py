@@ -105,7 +105,7 @@ def test_several_column_dims(equation, shapes, tmp_path):
     [(1, 1, 1), (1, 2, 2), (2, 1, 1)],
     ids=["3x3", "dilated", "strided"],
 )
-def test_convolutions_run_the_outer_kernel_along_output_columns(
+def test_wide_convolutions_run_the_outer_kernel_along_output_columns(
     stride, dilation, padding, tmp_path
 ):
     x, w = torch.randn(2, 5, 11, 37), torch.randn(9, 5, 3, 3)
@@ -116,5 +116,38 @@ def test_convolutions_run_the_outer_kernel_along_output_columns(
     program, ir_text = _compiled(conv, x, w, tmp_path=tmp_path)
     torch.testing.assert_close(program(x, w), conv(x, w), rtol=1e-4, atol=1e-4)
     assert "vector.fma" in ir_text and "linalg.conv_2d" not in ir_text
-    # a stride along the output columns gathers the image's lanes
+    # a stride along the output columns gathers the image's lanes; it also halves the output
+    # rows to 19, narrower than the register block: those run on an im2col copy
     assert ("vector.gather" in ir_text) == (stride != 1)
+    assert ("memref.collapse_shape" in ir_text) == (stride != 1)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(
+    "shape, stride, dilation, padding",
+    [
+        ((2, 64, 4, 4), 1, 1, 1),  # rows of 4 in 16 lanes: ResNet's last stage
+        ((1, 3, 9, 7), 1, 1, 0),  # rows shorter than a vector, every remainder of the block
+        ((2, 16, 16, 16), 1, 1, 1),  # one vector per row: the copy fills the register block
+        ((1, 5, 13, 41), 2, 1, 1),  # rows of 21: two vectors per row, gathered (stride 2)
+        ((2, 4, 10, 12), 1, 2, 2),  # dilated
+    ],
+    ids=["4x4", "7-wide", "16-wide", "strided-21", "dilated"],
+)
+def test_narrow_convolutions_run_the_outer_kernel_on_an_im2col_copy(
+    shape, stride, dilation, padding, dtype, tmp_path
+):
+    x = torch.randn(shape, dtype=dtype)
+    w = torch.randn(11, shape[1], 3, 3, dtype=dtype)
+
+    def conv(x, w):
+        return torch.nn.functional.conv2d(x, w, stride=stride, padding=padding, dilation=dilation)
+
+    program, ir_text = _compiled(conv, x, w, tmp_path=tmp_path)
+    torch.testing.assert_close(program(x, w), conv(x, w), rtol=1e-4, atol=1e-4)
+    assert "vector.broadcast" in ir_text and "vector.fma" in ir_text
+    assert "linalg.conv_2d" not in ir_text
+    # the filter and the output viewed as matrices over the copy's rows, when the output rows
+    # are narrower than the register block's two vectors (f64 has half the lanes)
+    narrow = conv(x, w).shape[-1] < 2 * (16 if dtype == torch.float32 else 8)
+    assert ("memref.collapse_shape" in ir_text) == narrow

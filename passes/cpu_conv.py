@@ -1,0 +1,101 @@
+"""Convolutions whose output rows are narrower than a vector: the image copied as im2col, one
+row per (channel, window position), then the outer-product kernel over all output pixels.
+
+The outer kernel puts its lanes along a single output row; a 4-wide row in 16 lanes wastes 3/4
+of every fma (ResNet's last stages). Copying the image of one batch element to `[C*KH*KW,
+OH*OW]` (each row a short contiguous or strided run of the image) makes the filter, viewed as
+`[F, C*KH*KW]`, times that copy one plain matrix product with lanes along all output pixels.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf
+
+from .cpu_kernels import OUTER_VECTORS, VECTOR_BYTES, Contraction, Emitter
+
+CONV = "linalg.conv_2d_nchw_fchw"
+
+
+def _identity(t: ir.MemRefType) -> bool:
+    strides, offset = t.get_strides_and_offset()
+    expected, step = [], 1
+    for size in reversed(t.shape):
+        expected.insert(0, step)
+        step *= size
+    return offset == 0 and strides == expected
+
+
+def _attr(op: ir.Operation, name: str) -> list[int]:
+    return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])]
+
+
+def im2col_emitter(op: ir.Operation, types: list[ir.MemRefType]) -> Emitter | None:
+    """The emitter of conv `op` as the outer kernel on an im2col copy; None when the conv is
+    better left to the direct kernel (output rows of at least a vector) or cannot be viewed so
+    (a filter or output not in identity layout)."""
+    if op.name != CONV:
+        return None
+    image, weight, out = types
+    lanes = VECTOR_BYTES // (4 if isinstance(out.element_type, ir.F32Type) else 8)
+    n, f, oh, ow = out.shape
+    channels, kh, kw = weight.shape[1:]
+    if ow >= OUTER_VECTORS * lanes or not (_identity(weight) and _identity(out)):
+        return None
+    return Im2colEmitter(op, types, (n, f, oh * ow, channels * kh * kw))
+
+
+class Im2colEmitter(Emitter):
+    """The `packed` outer kernel whose pack step is im2col of one batch element; its dims are 0
+    batch, 1 filter (m), 2 output pixel (n), 3 (channel, kh, kw) (k)."""
+
+    def __init__(self, op: ir.Operation, types: list[ir.MemRefType], extents):
+        image, weight, out = op.operands
+        n, f, p, k = extents
+        element = types[0].element_type
+        flat_weight = memref.collapse_shape(
+            ir.MemRefType.get([f, k], element), weight, [[0], [1, 2, 3]]
+        )
+        flat_out = memref.collapse_shape(
+            ir.MemRefType.get([n, f, p], element), out, [[0], [1], [2, 3]]
+        )
+        # B's index is the packed copy's, set by each pack
+        index = ((((1, 1),), ((3, 1),)), (), (((0, 1),), ((1, 1),), ((2, 1),)))
+        contraction = Contraction(
+            op, flat_weight, image, flat_out, index, extents, "packed", (0,), 1, 2, 3
+        )
+        super().__init__(contraction, types)
+        self.image = image
+        self.window = types[1].shape[1:]
+        self.out_rows = types[2].shape[2:]
+        self.strides, self.dilations = _attr(op, "strides"), _attr(op, "dilations")
+
+    def _pack(self, ivs, packed):
+        """packed[(ch*KH + y)*KW + x, r*OW : (r+1)*OW] = image[b, ch, r*sh + y*dh, x*dw ::sw]."""
+        channels, kh, kw = self.window
+        oh, ow = self.out_rows
+        (sh, sw), (dh, dw) = self.strides, self.dilations
+        with ExitStack() as nest:
+            loops = []
+            for extent in (channels, kh, kw, oh):
+                loops.append(scf.ForOp(self.index(0), self.index(extent), self.index(1)))
+                nest.enter_context(ir.InsertionPoint(loops[-1].body))
+            ch, y, x, r = (loop.induction_variable for loop in loops)
+            row = arith.addi(
+                arith.muli(arith.addi(arith.muli(ch, self.index(kh)), y), self.index(kw)), x
+            )
+            at_y = arith.addi(arith.muli(r, self.index(sh)), arith.muli(y, self.index(dh)))
+            at_x = arith.muli(x, self.index(dw))
+            at_p = arith.muli(r, self.index(ow))
+            for j in range(0, ow, self.lanes):
+                width = min(self.lanes, ow - j)
+                x_j = arith.addi(at_x, self.index(j * sw)) if j else at_x
+                value = self._load_lanes(self.image, [ivs[0], ch, at_y, x_j], width, sw)
+                p_j = arith.addi(at_p, self.index(j)) if j else at_p
+                self._store_lanes(value, packed, [row, p_j], width)
+            for loop in reversed(loops):
+                with ir.InsertionPoint(loop.body):
+                    scf.YieldOp([])
+        self.b, self.b_index = packed, (((3, 1),), ((2, 1),))
