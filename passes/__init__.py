@@ -6,6 +6,7 @@ from . import (  # noqa: F401  (registers the passes)
     c_interface,
     contraction_prologue,
     cpu_contractions,
+    cpu_copies,
     cpu_vectorize,
     decompose,
     drop_dead,

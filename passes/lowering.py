@@ -53,7 +53,7 @@ LOWERING_STAGES: list[Stage] = [
     ),
     Stage(
         "loops",
-        "cpu-vectorize-generics,convert-linalg-to-parallel-loops,canonicalize",
+        "cpu-copies-to-generics,cpu-vectorize-generics,convert-linalg-to-parallel-loops,canonicalize",
         "elementwise and reduction generics -> loops over vectors along their contiguous dim "
         "(per-row values hoisted, vector accumulators); other linalg on memrefs -> "
         "scf.parallel (parallel dims) / scf.for (reductions) loop nests",
