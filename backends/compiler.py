@@ -7,6 +7,7 @@ functions; the remaining stages lower those to LLVM and `backends.cpu` makes nat
 
 from __future__ import annotations
 
+import functools
 import shlex
 import tempfile
 from pathlib import Path
@@ -86,7 +87,7 @@ def compile(
         hit = _load(cache_dir, early_key, plan_context(), exported) if early_key else None
         if hit is not None:
             return hit
-        program = import_program(exported)
+        program = import_program(exported, decomposed_later=_decomposed_later())
     if not isinstance(program, Program):
         raise TypeError(f"compile() takes an ExportedProgram or a Program, got {type(program)}")
     key = program_key(program, target, opt_level) if use_cache else None
@@ -116,6 +117,14 @@ def compile(
     if use_cache:
         _store(cache_dir, [key], early_key, main, library, program, exported)
     return CompiledProgram.of(program, main, library)
+
+
+def _decomposed_later() -> frozenset[str]:
+    """The ops the decompose stage brings to the core set (or keeps): import need not have
+    torch decompose them first."""
+    from aten_mlir.passes.decompose import DECOMPOSITIONS, target_set
+
+    return frozenset(DECOMPOSITIONS) | target_set()
 
 
 def _store(cache_dir, keys, early_key, main, library, program, exported) -> None:
@@ -155,7 +164,8 @@ def _lower(program: Program, dump: Path | None, stages=LOWERING_STAGES):
     previous = _dump(dump, 0, "input", module)
     main = None
     for index, stage in enumerate(stages, start=1):
-        _run_stage(stage, module, previous)
+        replay = functools.partial(_stage_input, program, stages[: index - 1])
+        _run_stage(stage, module, previous, replay)
         if stage.name == "decompose":
             verify_module(module)
         if stage.name == "aten-to-linalg":
@@ -173,22 +183,38 @@ def _lower(program: Program, dump: Path | None, stages=LOWERING_STAGES):
     return main, module
 
 
-def _run_stage(stage, module: ir.Module, input_file: Path | None) -> None:
-    """Runs one stage; on failure writes its input (when not dumped already) for the repro."""
-    before = module.operation.clone() if input_file is None else None
+def _stage_input(program: Program, earlier) -> ir.Module:
+    """The module a stage after `earlier` starts from, rebuilt from the program."""
+    return _lower(program, None, earlier)[1]
+
+
+def _run_stage(stage, module: ir.Module, input_file: Path | None, replay) -> None:
+    """Runs one stage and verifies its result. Verifying after every pass (and keeping a copy
+    of every stage's input for the repro) costs a fifth of a cold compile, so that is only done
+    on failure: the stage runs again on its input (the dumped file, else rebuilt by `replay`,
+    then written for the repro) with the verifier after each pass, to name the failing pass's
+    op and line."""
     try:
-        run_pipeline(module, stage.pipeline)
-    except (PipelineFailedError, PipelineError) as e:
-        diags = getattr(e, "diagnostics", None)
-        first = diags[0] if diags else None
-        where = f"{describe_location(first.location)}: {first.message}" if first else str(e)
-        if before is not None:
-            input_file = Path(tempfile.mkdtemp(prefix="aten_mlir_repro_")) / f"{stage.name}.mlir"
-            input_file.write_text(before.get_asm(enable_debug_info=True))
-        raise CompileError(stage.name, where, _repro(stage, input_file)) from None
-    finally:
-        if before is not None:
-            before.erase()
+        run_pipeline(module, stage.pipeline, verify_each=False)
+        module.operation.verify()
+        return
+    except (PipelineFailedError, PipelineError, ir.MLIRError) as e:
+        failure = e
+    if input_file is None:
+        again = replay()
+        input_file = Path(tempfile.mkdtemp(prefix="aten_mlir_repro_")) / f"{stage.name}.mlir"
+        input_file.write_text(again.operation.get_asm(enable_debug_info=True))
+    else:
+        again = ir.Module.parse(input_file.read_text(), module.context)
+    try:
+        run_pipeline(again, stage.pipeline)
+        again.operation.verify()
+    except (PipelineFailedError, PipelineError, ir.MLIRError) as e:
+        failure = e
+    diags = getattr(failure, "diagnostics", None) or getattr(failure, "error_diagnostics", None)
+    first = diags[0] if diags else None
+    where = f"{describe_location(first.location)}: {first.message}" if first else str(failure)
+    raise CompileError(stage.name, where, _repro(stage, input_file)) from None
 
 
 def _first_line(e: BaseException) -> str:

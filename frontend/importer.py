@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import operator
 import warnings
+from collections.abc import Collection
 
 import torch
 from mlir import ir
@@ -44,6 +45,9 @@ _DROPPED = {
     torch.ops.aten._assert_async.msg,
     torch.ops.aten._assert_async.default,
 }
+# In-place ops that only change autograd metadata: their value is their input. (Export leaves
+# `lift_fresh_copy(constant).detach_()` for constants made in forward.)
+_PASSED_THROUGH = {torch.ops.aten.detach_.default}
 
 _INPUT_ROLE = {
     InputKind.PARAMETER: "parameter",
@@ -62,21 +66,51 @@ class UnsupportedOpError(NotImplementedError):
     """An op or construct the aten dialect cannot express; names the op and the user's line."""
 
 
-def import_program(ep: torch.export.ExportedProgram) -> Program:
-    """Imports an exported program (run through `run_decompositions({})` here: functional
-    ATen with nothing decomposed) into a fresh context."""
+def import_program(
+    ep: torch.export.ExportedProgram, *, decomposed_later: Collection[str] = ()
+) -> Program:
+    """Imports an exported program into a fresh context, as functional ATen with nothing
+    decomposed: torch's `run_decompositions({})` first, unless the program is that already (no
+    mutation, and every composite op it holds is named in `decomposed_later`, ops a later stage
+    decomposes itself). That re-trace is most of an import's time (1 s of GPT-2 small's 1.1 s)."""
     _check_layouts(ep)
-    try:
-        with warnings.catch_warnings():
-            # torch's own deprecation noise from deep-copying its module call graph.
-            warnings.simplefilter("ignore", FutureWarning)
-            ep = ep.run_decompositions({})
-    except Exception as e:  # torch's own functionalization failed: say so in one line
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise UnsupportedOpError(f"import: torch's run_decompositions({{}}) failed: {first}") from e
+    if not _is_functional(ep, decomposed_later):
+        try:
+            with warnings.catch_warnings():
+                # torch's own deprecation noise from deep-copying its module call graph.
+                warnings.simplefilter("ignore", FutureWarning)
+                ep = ep.run_decompositions({})
+        except Exception as e:  # torch's own functionalization failed: say so in one line
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise UnsupportedOpError(
+                f"import: torch's run_decompositions({{}}) failed: {first}"
+            ) from e
     program = _Importer(ep).run()
     verify_module(program.module)  # the design's contract: every stage boundary is verified
     return program
+
+
+def _is_functional(ep, decomposed_later: Collection[str]) -> bool:
+    """Whether `run_decompositions({})` could only functionalize what has no mutation, and
+    decompose composite (CompositeImplicitAutograd) ops the caller decomposes anyway."""
+    if not decomposed_later:
+        return False
+    for node in ep.graph.nodes:
+        target = node.target
+        if node.op != "call_function" or target in _PASSED_THROUGH or target in _DROPPED:
+            continue
+        if target is operator.getitem or target in SYMBOLIC_IMPORTERS:
+            continue
+        if not isinstance(target, torch._ops.OpOverload) or target.namespace != "aten":
+            return False  # higher-order ops (grad modes, effects) need torch's re-trace
+        if target._schema.is_mutable:
+            return False
+        composite = torch._C._dispatch_has_kernel_for_dispatch_key(
+            target.name(), torch._C.DispatchKey.CompositeImplicitAutograd
+        )
+        if composite and op_name_of_overload(target) not in decomposed_later:
+            return False
+    return True
 
 
 def _check_layouts(ep) -> None:
@@ -197,6 +231,9 @@ class _Importer:
         target = node.target
         if target in _DROPPED:
             log.debug("import: dropped %s (%s)", node.name, target)
+            return
+        if target in _PASSED_THROUGH:
+            self.values[node] = self._arg(node.args[0])
             return
         with node_location(node):
             if target is operator.getitem:

@@ -140,3 +140,18 @@ for _overload in ("Tensor_Tensor", "Tensor_Scalar", "Scalar"):
 def decompose_chalf(op, rewriter):
     """aten.chalf -> aten._to_copy (complex32)"""
     return rewriter.aten("aten._to_copy", rewriter.args["self"], dtype=torch.complex32)
+
+
+def _register_to(overload: str) -> None:
+    def decompose_to(op, rewriter):
+        # `to` aliases its input when nothing changes and copies otherwise; values do not alias,
+        # so only a dtype change needs an op (devices and memory formats never reach the IR)
+        return to_dtype(rewriter, rewriter.args["self"], _result_dtype(op))
+
+    decompose_to.__name__ = f"decompose_to_{overload}"
+    decompose_to.__doc__ = f"aten.to.{overload} -> aten._to_copy (a dtype change; else the input)"
+    register_decomposition(f"aten.to.{overload}")(decompose_to)
+
+
+for _overload in ("dtype", "dtype_layout", "device", "other"):
+    _register_to(_overload)
