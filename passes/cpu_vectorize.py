@@ -25,6 +25,7 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
 from .accurate_math import _LIBM
+from .bf16_rounding import is_f32_to_bf16, round_to_bf16
 from .cpu_vectorize_plan import INTEGER_DIVISIONS, Plan, is_identity_layout, neutral, plan
 from .fast_math import EXPANSIONS as _FAST_MATH
 from .registry import ModulePass, nested_ops, option, register_pass
@@ -361,6 +362,8 @@ class _Emitter:
             indices = [self.scalars.get(v, v) for v in indices[:-1]] + [start]
             return [self._load_row(base, indices, mask)]
         operands = [self._as_vector(v, values) for v in o.operands]
+        if is_f32_to_bf16(o):
+            return [round_to_bf16(operands[0])]
         if mask is not None and o.name in INTEGER_DIVISIONS:
             one = self._splat_const(ir.IntegerAttr.get(operands[1].type.element_type, 1))
             operands[1] = arith.select(mask, operands[1], one)

@@ -37,39 +37,72 @@ def lower_softmax(log: bool, op, rw):
     rank = xt.rank
     dims = [rw.args["dim"] % rank] if rank else []
     ct = compute_float(rt.element_type)
-    kept = [d for d in range(rank) if d not in dims]
     with rw.at():
         (m,) = reduce(
             x, dims, [(ct, float("-inf"))], lambda v, s: arith.maximumf(s, convert(v, ct))
         )
+        if log:
+            return _log_softmax_tail(x, m, dims, rt, ct)
+        return _softmax_tail(x, m, dims, rt, ct)
 
-        sum_t = acc_type(rt.element_type)  # f32 sums in f64, as for sum()
 
-        def exp_sum(v, mx, s):
-            return arith.addf(s, convert(math.exp(arith.subf(convert(v, ct), mx)), sum_t))
+def _softmax_tail(x, m, dims, rt, ct):
+    """exp(x - max) stored once, summed in `ct`, then scaled by 1 / sum, as ATen's
+    `_vec_softmax_lastdim` (fusion would otherwise recompute exp in the normalising pass).
 
-        (s,) = reduce(x, dims, [(sum_t, 0.0)], exp_sum, per_output=[m])
+    The sum stays in `ct` (not f64 as for sum()): every term is in [0, 1] and so is every
+    output, so a rounding of the sum moves an output by at most ~n * eps * p, well inside the
+    eager comparison's atol; vectorized, each lane sums n / lanes terms."""
+    rank = tensor_type(x).rank
+    identity = ir.AffineMap.get_identity(rank)
+    kept = [d for d in range(rank) if d not in dims]
+    out_map = dims_map(rank, kept)
+    e_init = empty(ranked(shape_of(tensor_type(x)), ct), sizes(x))
 
-        def normalise(v, mx, sm, _out):
-            shifted = arith.subf(convert(v, ct), mx)
-            if log:
-                r = arith.subf(shifted, convert(math.log(sm), ct))
-            else:
-                r = arith.divf(math.exp(shifted), convert(sm, ct))
-            return convert(r, rt.element_type)
+    def shifted_exp(v, mx, _out):
+        return math.exp(arith.subf(convert(v, ct), mx))
 
-        identity = ir.AffineMap.get_identity(rank)
-        out_map = dims_map(rank, kept)
-        init = empty(rt, sizes(x))
-        maps = [identity, out_map, out_map, identity]
-        return generic([x, m, s], [init], maps, [PARALLEL] * rank, normalise)[0]
+    (e,) = generic([x, m], [e_init], [identity, out_map, identity], [PARALLEL] * rank, shifted_exp)
+    (s,) = reduce(e, dims, [(ct, 0.0)], lambda v, acc: arith.addf(acc, v))
+    one = arith.constant(ct, 1.0)
+
+    def scale(ev, sm, _out):
+        return convert(arith.mulf(ev, arith.divf(one, sm)), rt.element_type)
+
+    # In place over e when the types agree (its other reader, the sum, runs before). e is an
+    # input, not read through the init: elementwise fusion would make a read init a second
+    # result of the fused op (wrong once fused into a product's reduction, `p @ v`).
+    init = e if rt.element_type == ct else empty(rt, sizes(x))
+    maps = [identity, out_map, identity]
+    return generic([e, s], [init], maps, [PARALLEL] * rank, scale)[0]
+
+
+def _log_softmax_tail(x, m, dims, rt, ct):
+    """(x - max) - log(sum(exp(x - max))), the sum in f64 for f32 (as sum())."""
+    rank = tensor_type(x).rank
+    sum_t = acc_type(rt.element_type)
+
+    def exp_sum(v, mx, s):
+        return arith.addf(s, convert(math.exp(arith.subf(convert(v, ct), mx)), sum_t))
+
+    (s,) = reduce(x, dims, [(sum_t, 0.0)], exp_sum, per_output=[m])
+
+    def normalise(v, mx, sm, _out):
+        shifted = arith.subf(convert(v, ct), mx)
+        return convert(arith.subf(shifted, convert(math.log(sm), ct)), rt.element_type)
+
+    identity = ir.AffineMap.get_identity(rank)
+    out_map = dims_map(rank, [d for d in range(rank) if d not in dims])
+    init = empty(rt, sizes(x))
+    maps = [identity, out_map, out_map, identity]
+    return generic([x, m, s], [init], maps, [PARALLEL] * rank, normalise)[0]
 
 
 register_lowering(
     "aten._softmax",
     partial(lower_softmax, False),
-    summary="aten._softmax -> linalg.generic(max), linalg.generic(sum of math.exp), "
-    "linalg.generic(arith.divf)",
+    summary="aten._softmax -> linalg.generic(max), linalg.generic(math.exp), linalg.generic(sum), "
+    "linalg.generic(arith.mulf by 1 / sum)",
 )
 register_lowering(
     "aten._log_softmax",

@@ -53,6 +53,33 @@ def test_softmax(shape, dtype):
     _check(lambda x: torch.softmax(x, -1), _random(shape, dtype), atol=atol, rtol=rtol)
 
 
+@pytest.mark.parametrize("shape", [(2, 77), (3, 64), (1, 45)], ids=str)
+def test_bf16_rounding_of_row_scaled_lanes(shape):
+    """f32 lanes over a per-row value, rounded to bf16: LLVM's own `<32 x bfloat>` fptrunc of
+    such a quotient fails to compile when the row ends in a masked step."""
+    torch.manual_seed(0)
+    x = torch.randn(shape).to(torch.bfloat16)
+
+    def fn(x):
+        return (x.float() / x.float().sum(-1, keepdim=True)).to(torch.bfloat16)
+
+    torch.testing.assert_close(_compile(fn, x)(x), fn(x), atol=0, rtol=0)
+
+
+def test_bf16_rounding_special_values():
+    """Lanes round to bf16 as eager does: ties to even, overflow to infinity, NaNs."""
+    x = torch.randn(2, 77) * 300
+    x[0, :5] = torch.tensor([float("nan"), float("inf"), -float("inf"), 1.00390625, 1.01171875])
+    x[0, 5:7] = torch.tensor([3.4e38, -1e-40])
+    scale = torch.tensor([[1.0], [0.7]])
+
+    def fn(x, scale):
+        return (x * scale).to(torch.bfloat16)
+
+    got = _compile(fn, x, scale)(x, scale)
+    torch.testing.assert_close(got, fn(x, scale), atol=0, rtol=0, equal_nan=True)
+
+
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 @pytest.mark.parametrize("shape", [(2, 5, 77), (3, 64), (4, 768), (1, 3, 9)], ids=str)
 def test_layer_norm_gelu_residual(shape, dtype):

@@ -51,17 +51,18 @@ func.func @any_dim(%x: tensor<2x3xf32>) -> tensor<3xi1> {
 
 // -----
 
-// Softmax: max, then the sum of exp(x - max) (in f64 for f32), then one normalising generic.
+// Softmax: max, exp(x - max) stored once, its sum (in f32: terms and outputs are in [0, 1]),
+// then exp * (1 / sum) written over the exponentials (ATen's vectorized kernel).
 // CHECK-LABEL: func.func @softmax
 // CHECK: %[[MAX:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<2x8xf32>)
 // CHECK: arith.maximumf
-// CHECK: %[[SUM:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %[[MAX]] : tensor<2x8xf32>, tensor<2xf32>) outs(%{{.+}} : tensor<2xf64>)
+// CHECK: %[[EXP:.+]] = linalg.generic {{.+}} ins(%{{.+}}, %[[MAX]] : tensor<2x8xf32>, tensor<2xf32>)
 // CHECK: math.exp
-// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "parallel"]} ins(%{{.+}}, %[[MAX]], %[[SUM]] :
-// CHECK: arith.subf
-// CHECK-NEXT: %[[E:.+]] = math.exp
-// CHECK-NEXT: %[[S:.+]] = arith.truncf %{{.+}} : f64 to f32
-// CHECK-NEXT: arith.divf %[[E]], %[[S]]
+// CHECK: %[[SUM:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[EXP]] : tensor<2x8xf32>) outs(%{{.+}} : tensor<2xf32>)
+// CHECK: linalg.generic {{.+}} ins(%[[EXP]], %[[SUM]] : tensor<2x8xf32>, tensor<2xf32>) outs(%[[EXP]] : tensor<2x8xf32>)
+// CHECK-NEXT: ^bb0(%[[E:.+]]: f32, %[[S:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[R:.+]] = arith.divf %{{.+}}, %[[S]] : f32
+// CHECK-NEXT: arith.mulf %[[E]], %[[R]] : f32
 func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
   %0 = "aten._softmax"(%x) {dim = 1 : i64, half_to_float = false} : (tensor<2x8xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>

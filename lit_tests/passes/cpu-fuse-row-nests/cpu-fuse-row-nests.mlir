@@ -1,0 +1,92 @@
+// RUN: aten-opt %s --split-input-file -p cpu-fuse-row-nests | FileCheck %s
+
+// A softmax's passes over one row: the max, then the exponentials reading it at the same
+// row, fuse into one nest; the buffer allocated between them moves above.
+// CHECK-LABEL: func.func @rows
+// CHECK: memref.alloc() {{.*}} : memref<4xf32>
+// CHECK-NEXT: memref.alloc() {{.*}} : memref<4x64xf32>
+// CHECK-NEXT: scf.parallel (%[[I:.+]]) =
+// CHECK: vector.reduction <maximumf>
+// CHECK: memref.store %{{.+}}, %{{.+}}[%[[I]]]
+// CHECK: memref.load %{{.+}}[%[[I]]]
+// CHECK: math.exp
+// CHECK: vector.store %{{.+}}, %{{.+}}[%[[I]], %{{.+}}]
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+func.func @rows(%x: memref<4x64xf32>) -> memref<4x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %ninf = arith.constant dense<0xFF800000> : vector<32xf32>
+  %max = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = scf.for %j = %c0 to %c64 step %c32 iter_args(%acc = %ninf) -> (vector<32xf32>) {
+      %l = vector.load %x[%i, %j] : memref<4x64xf32>, vector<32xf32>
+      %m = arith.maximumf %acc, %l : vector<32xf32>
+      scf.yield %m : vector<32xf32>
+    }
+    %r = vector.reduction <maximumf>, %v : vector<32xf32> into f32
+    memref.store %r, %max[%i] : memref<4xf32>
+    scf.reduce
+  }
+  %e = memref.alloc() {alignment = 64 : i64} : memref<4x64xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %m = memref.load %max[%i] : memref<4xf32>
+    %b = vector.broadcast %m : f32 to vector<32xf32>
+    scf.for %j = %c0 to %c64 step %c32 {
+      %l = vector.load %x[%i, %j] : memref<4x64xf32>, vector<32xf32>
+      %s = arith.subf %l, %b : vector<32xf32>
+      %x1 = math.exp %s : vector<32xf32>
+      vector.store %x1, %e[%i, %j] : memref<4x64xf32>, vector<32xf32>
+    }
+    scf.reduce
+  }
+  memref.dealloc %max : memref<4xf32>
+  return %e : memref<4x64xf32>
+}
+
+// -----
+
+// The second nest reads row 0 of what the first writes (another iteration's row): the nests
+// stay apart. So do nests writing a caller's buffer, which may alias another argument.
+// CHECK-LABEL: func.func @other_row
+// CHECK-COUNT-2: scf.parallel
+func.func @other_row(%x: memref<4xf32>, %y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %t = memref.alloc() : memref<4xf32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %x[%i] : memref<4xf32>
+    memref.store %v, %t[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %t[%c0] : memref<4xf32>
+    memref.store %v, %y[%i] : memref<4xf32>
+    scf.reduce
+  }
+  memref.dealloc %t : memref<4xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @argument
+// CHECK-COUNT-2: scf.parallel
+func.func @argument(%x: memref<4xf32>, %y: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %x[%i] : memref<4xf32>
+    memref.store %v, %y[%i] : memref<4xf32>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %v = memref.load %y[%i] : memref<4xf32>
+    memref.store %v, %x[%i] : memref<4xf32>
+    scf.reduce
+  }
+  return
+}

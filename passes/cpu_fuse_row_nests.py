@@ -1,0 +1,179 @@
+"""`cpu-fuse-row-nests`: adjacent `scf.parallel` nests over the same rows -> one nest.
+
+`cpu-vectorize-generics` gives each generic of a softmax or a layer norm its own nest over the
+rows (the max, the exponentials, the fill of the sum, the sum, the normalisation), so each pass
+streams the whole tensor through the caches again: a 1024 x 1024 softmax reads and writes 4 MB
+four times from L3. ATen's kernels run all the passes on one row while it is in L1; fused, so
+do we. Two nests fuse when every buffer one of them writes and the other touches is accessed
+only at the nest's own iteration (its leading indices are the induction variables), through
+the same memref value: then iteration i of the second nest reads nothing iteration j != i of
+the first writes, and the reverse. Upstream `scf-parallel-loop-fusion` checks `memref.load` and
+`memref.store` only, not the vector loads and stores these nests are made of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from .registry import ModulePass, register_pass
+
+# Accesses: op name -> (position of the memref, position of the first index, is a write).
+_ACCESSES = {
+    "memref.load": (0, 1, False),
+    "vector.load": (0, 1, False),
+    "vector.maskedload": (0, 1, False),
+    "memref.store": (1, 2, True),
+    "vector.store": (1, 2, True),
+    "vector.maskedstore": (0, 1, True),
+}
+_VIEWS = frozenset(
+    ("memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast")
+    + ("memref.reinterpret_cast",)
+)
+_PURE_PREFIXES = ("arith.", "math.", "index.", "affine.apply", "ub.")
+_CONTROL = frozenset(("scf.for", "scf.if", "scf.yield", "scf.reduce", "memref.dim"))
+_VECTOR_MEMORY = ("load", "store", "transfer", "gather", "scatter", "print", "expand", "compress")
+# Ops between two nests that can move above the first: they read no memory.
+_HOISTABLE = frozenset(("memref.alloc", "memref.expand_shape", "memref.collapse_shape"))
+
+
+def _root(v: ir.Value) -> ir.Value:
+    while not isinstance(v.owner, ir.Block) and v.owner.name in _VIEWS:
+        v = v.owner.operands[0]
+    return v
+
+
+def _pure(op: ir.Operation) -> bool:
+    name = op.name
+    if name.startswith("vector."):
+        return not any(k in name for k in _VECTOR_MEMORY)
+    return name.startswith(_PURE_PREFIXES) or name in _CONTROL or name in _VIEWS
+
+
+def _accesses(nest: ir.Operation) -> list[tuple] | None:
+    """(memref, indices, is_write) of every load and store in `nest`; None when it has an op
+    that touches memory otherwise (a call, a copy, an allocation)."""
+    out = []
+
+    def visit(op: ir.Operation) -> bool:
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    inner = inner.operation
+                    access = _ACCESSES.get(inner.name)
+                    if access is not None:
+                        at, first, write = access
+                        base = inner.operands[at]
+                        rank = ir.MemRefType(base.type).rank
+                        indices = list(inner.operands)[first : first + rank]
+                        out.append((base, indices, write))
+                    elif not _pure(inner):
+                        return False
+                    if not visit(inner):
+                        return False
+        return True
+
+    return out if visit(nest) else None
+
+
+def _constant(v: ir.Value):
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        return None
+    return ir.IntegerAttr(owner.attributes["value"]).value
+
+
+def _same_space(a: ir.Operation, b: ir.Operation) -> bool:
+    """Both nests have the same bounds and steps, and no reductions (results)."""
+    if len(a.results) or len(b.results) or len(a.operands) != len(b.operands):
+        return False
+    for x, y in zip(a.operands, b.operands):
+        if x != y and (_constant(x) is None or _constant(x) != _constant(y)):
+            return False
+    return True
+
+
+def _row_local(accesses: list[tuple], ivs) -> bool:
+    ivs = list(ivs)
+    return all(len(idx) >= len(ivs) and list(idx[: len(ivs)]) == ivs for _, idx, _ in accesses)
+
+
+def _independent(a: ir.Operation, b: ir.Operation) -> bool:
+    """No iteration of `b` touches what another iteration of `a` writes, or the reverse."""
+    found_a, found_b = _accesses(a), _accesses(b)
+    if found_a is None or found_b is None:
+        return False
+    ivs_a = a.regions[0].blocks[0].arguments
+    ivs_b = b.regions[0].blocks[0].arguments
+    roots = {_root(m) for m, _, _ in found_a} | {_root(m) for m, _, _ in found_b}
+    for root in roots:
+        in_a = [x for x in found_a if _root(x[0]) == root]
+        in_b = [x for x in found_b if _root(x[0]) == root]
+        if not in_a or not in_b or not any(w for _, _, w in in_a + in_b):
+            continue
+        if isinstance(root.owner, ir.Block):
+            return False  # a caller's buffer: it may alias another argument
+        if len({m for m, _, _ in in_a + in_b}) != 1:
+            return False  # two views of one buffer: indices are not comparable
+        if not (_row_local(in_a, ivs_a) and _row_local(in_b, ivs_b)):
+            return False
+    return True
+
+
+def _between(a: ir.Operation, b: ir.Operation) -> list[ir.Operation] | None:
+    """The ops from `a` to `b` when all can move above `a`, else None."""
+    out = []
+    block_ops = [o.operation for o in a.block.operations]
+    i = block_ops.index(a) + 1
+    while block_ops[i] != b:
+        op = block_ops[i]
+        if op.name not in _HOISTABLE and not (op.name.startswith("arith.") and not op.regions):
+            return None
+        out.append(op)
+        i += 1
+    return out
+
+
+def _fuse(a: ir.Operation, b: ir.Operation, between: list[ir.Operation]) -> None:
+    for op in between:
+        op.move_before(a)
+    body_a = a.regions[0].blocks[0]
+    body_b = b.regions[0].blocks[0]
+    for iv_b, iv_a in zip(body_b.arguments, body_a.arguments):
+        iv_b.replace_all_uses_with(iv_a)
+    terminator = [o.operation for o in body_a.operations][-1]
+    for op in [o.operation for o in body_b.operations][:-1]:
+        op.move_before(terminator)
+    b.erase()
+
+
+def fuse_block(block: ir.Block) -> None:
+    """Fuses each `scf.parallel` in `block` with the next ones it can, repeatedly."""
+    changed = True
+    while changed:
+        changed = False
+        nests = [o.operation for o in block.operations if o.operation.name == "scf.parallel"]
+        for a, b in zip(nests, nests[1:]):
+            between = _between(a, b)
+            if between is not None and _same_space(a, b) and _independent(a, b):
+                _fuse(a, b, between)
+                changed = True
+                break
+
+
+@register_pass
+@dataclass(frozen=True)
+class FuseRowNests(ModulePass):
+    """scf.parallel, scf.parallel (same bounds, buffers shared only at the own iteration) ->
+    one scf.parallel running both bodies in order."""
+
+    name: ClassVar[str] = "cpu-fuse-row-nests"
+
+    def run(self, module_op: ir.Operation) -> None:
+        with module_op.context:
+            for op in module_op.regions[0].blocks[0].operations:
+                if op.operation.name == "func.func" and op.regions[0].blocks:
+                    fuse_block(op.regions[0].blocks[0])
