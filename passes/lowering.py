@@ -42,9 +42,10 @@ LOWERING_STAGES: list[Stage] = [
     Stage(
         "bufferize",
         "aten-fold-transposes,aten-split-contraction-prologue,aten-unshare-fills,canonicalize,"
-        "eliminate-empty-tensors," + _BUFFERIZE,
-        "prologues out of products (operands in memory); tensors -> memrefs, a fill per "
-        "accumulator; results owned by the caller, temporaries freed",
+        "aten-reuse-dead-inputs,eliminate-empty-tensors," + _BUFFERIZE,
+        "prologues out of products (operands in memory); elementwise ops over dead inputs; "
+        "tensors -> memrefs, a fill per accumulator; results owned by the caller, temporaries "
+        "freed",
     ),
     Stage(
         "vectorize",
@@ -53,13 +54,18 @@ LOWERING_STAGES: list[Stage] = [
     ),
     Stage(
         "loops",
-        "cpu-copies-to-generics,cpu-vectorize-generics,convert-linalg-to-parallel-loops,canonicalize",
+        "cpu-copies-to-generics,cpu-vectorize-generics,convert-linalg-to-parallel-loops,"
+        "cpu-fuse-row-nests,canonicalize,"
+        "cpu-parallelize-loops",
         "elementwise and reduction generics -> loops over vectors along their contiguous dim "
         "(per-row values hoisted, vector accumulators); other linalg on memrefs -> "
-        "scf.parallel (parallel dims) / scf.for (reductions) loop nests",
+        "scf.parallel (parallel dims) / scf.for (reductions) loop nests; adjacent nests over "
+        "the same rows fused (a softmax's passes run on one row while it is in L1); outer "
+        "independent loops outlined for the thread pool",
     ),
     Stage(
         "llvm",
+        "aten-outline-loop-nests,duplicate-function-elimination,"
         "aten-emit-c-interface,aten-fast-math,aten-accurate-math,convert-complex-to-standard,"
         "convert-math-to-funcs,"
         "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,arith-expand,"
@@ -68,7 +74,8 @@ LOWERING_STAGES: list[Stage] = [
         "convert-vector-to-llvm,convert-ub-to-llvm,convert-complex-to-llvm,"
         "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
         "convert-func-to-llvm,reconcile-unrealized-casts",
-        "loops, memrefs, arith, math, complex -> the LLVM dialect (C-interface wrappers)",
+        "each distinct loop nest as a private function (identical ones merged); loops, "
+        "memrefs, arith, math, complex -> the LLVM dialect (C-interface wrappers)",
     ),
 ]
 

@@ -18,6 +18,8 @@ from typing import Callable, NamedTuple
 import torch
 from mlir import ir
 
+from . import threads
+
 _ELEMENT_DTYPES = {
     "f16": torch.float16,
     "bf16": torch.bfloat16,
@@ -240,6 +242,7 @@ class NativeFunction:
         return call
 
     def _invoke(self, argbuf, pointers: list[int]) -> list[torch.Tensor]:
+        threads.sync()  # the pool follows torch.set_num_threads
         base = ctypes.addressof(argbuf)
         descriptors = [base + offset for offset in self._offsets]
         if not self._result_layout:

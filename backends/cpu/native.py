@@ -26,6 +26,7 @@ from pathlib import Path
 
 from mlir import ir
 
+from . import threads
 from .abi import NativeFunction
 from .cache import Entry, atomic_path, cache_key, default_cache_dir, file_sha256
 
@@ -178,6 +179,7 @@ def _load(entry: Entry):
     if meta is None:
         return None, f"{entry.sidecar} missing, unreadable or not matching {entry.so}"
     try:
+        threads.load()  # first: the library binds aten_mlir_parallel_for to the global pool
         handle = ctypes.CDLL(str(entry.so))
     except OSError as error:
         return None, str(error)
@@ -298,7 +300,12 @@ def _jit(text: str, opt_level: int) -> NativeLibrary:
     context = ir.Context()
     with context:
         module = ir.Module.parse(text)
+        pool = threads.load_if_possible()  # the engine resolves it in the process
         engine = ExecutionEngine(module, opt_level=opt_level)
+        if pool is None:  # no C compiler for the pool either: outlined loops run serially
+            # (register_runtime would bind `_mlir_ciface_<name>`; the call is to the plain name)
+            serial = ctypes.cast(threads.serial_parallel_for, ctypes.c_void_p)
+            engine.raw_register_runtime("aten_mlir_parallel_for", serial)
     functions = _CIFACE.findall(text)
     return NativeLibrary(
         engine,

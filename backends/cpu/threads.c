@@ -1,0 +1,167 @@
+/* The thread pool that runs the outer parallel loops of compiled code.
+ *
+ * One per process: `threads.py` loads this library RTLD_GLOBAL before any compiled library, so
+ * every library binds `aten_mlir_parallel_for` to the same pool and the same thread count (a
+ * copy per library would start its own workers). `cpu-parallelize-loops` outlines a loop as
+ * `body(ctx, begin, end)` over iterations [begin, end) and calls `aten_mlir_parallel_for(body,
+ * ctx, n)`.
+ *
+ * At one thread the call is `body(ctx, 0, n)`: no thread is ever created. With T threads, the
+ * workers (created on the first such call, kept for the life of the process) and the caller take
+ * chunks of [0, n) (8 per thread) until none is left. Iterations are independent and each runs the
+ * same code whichever thread runs it, so results do not depend on the thread count. A call from
+ * inside a loop body (a worker, or the caller while it runs chunks) or from a second caller thread
+ * while the pool is busy runs serially. */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define MAX_THREADS 256
+/* Pauses (tens of microseconds in all) before a worker sleeps, or a waiting caller yields: the
+ * loops of one call follow each other closely and find the workers awake, while an idle pool, or
+ * one on a loaded machine, gives its cores away. */
+#define SPINS 2000
+
+typedef void (*aten_mlir_body)(void *ctx, int64_t begin, int64_t end);
+
+/* Threads to use, set by threads.py from torch.get_num_threads(). */
+int aten_mlir_num_threads = 1;
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER; /* one parallel loop at a time */
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+static int started; /* workers created so far */
+static _Thread_local int inside; /* this thread runs a loop body */
+
+/* The current job. `claim` packs the job's generation (high 32 bits), the next chunk to run and
+ * the number of chunks (16 bits each): a thread takes chunk k by moving `claim` from (g, k, c) to
+ * (g, k + 1, c), so a worker that wakes late, after its job was finished by others, finds a
+ * generation it was not woken for and runs nothing. The job's fields are read only after a
+ * successful claim, when the job cannot have finished: the caller waits until `done` counts
+ * every chunk. Nobody waits for a worker that never got a core (a loaded machine): the caller
+ * and the workers that run take its chunks. */
+static aten_mlir_body job_body;
+static void *job_ctx;
+static int64_t job_n;
+static atomic_uint generation;
+static atomic_uint_fast64_t claim;
+static atomic_int done;
+/* Chunks per thread: enough that a thread that loses its core holds up little of the loop. */
+#define CHUNKS_PER_THREAD 8
+
+static inline void relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+static uint64_t pack(unsigned gen, unsigned next, unsigned chunks) {
+  return (uint64_t)gen << 32 | (uint64_t)next << 16 | chunks;
+}
+
+/* Runs chunks of job `gen` until none is left. */
+static void run_chunks(unsigned gen) {
+  uint64_t c = atomic_load_explicit(&claim, memory_order_acquire);
+  for (;;) {
+    unsigned next = (unsigned)(c >> 16) & 0xffff, chunks = (unsigned)c & 0xffff;
+    if ((unsigned)(c >> 32) != gen || next >= chunks) return;
+    if (!atomic_compare_exchange_weak_explicit(&claim, &c, c + (1u << 16), memory_order_acq_rel,
+                                               memory_order_acquire))
+      continue;
+    int64_t begin = job_n * next / chunks, end = job_n * (next + 1) / chunks;
+    if (begin < end) job_body(job_ctx, begin, end);
+    atomic_fetch_add_explicit(&done, 1, memory_order_release);
+    c = atomic_load_explicit(&claim, memory_order_acquire);
+  }
+}
+
+static void *worker(void *arg) {
+  unsigned seen = (unsigned)(uintptr_t)arg; /* the generation before the worker was created */
+  inside = 1;
+  for (;;) {
+    unsigned now;
+    int spins = 0;
+    while ((now = atomic_load_explicit(&generation, memory_order_acquire)) == seen) {
+      if (++spins < SPINS) {
+        relax();
+        continue;
+      }
+      pthread_mutex_lock(&wake_lock);
+      while ((now = atomic_load_explicit(&generation, memory_order_acquire)) == seen)
+        pthread_cond_wait(&wake, &wake_lock);
+      pthread_mutex_unlock(&wake_lock);
+      break;
+    }
+    seen = now;
+    run_chunks(now);
+  }
+  return 0;
+}
+
+/* A forked child has none of the parent's workers (the bench and pytest workers fork). */
+static void forget_workers(void) {
+  started = 0;
+  pthread_mutex_init(&pool_lock, 0);
+  pthread_mutex_init(&wake_lock, 0);
+  pthread_cond_init(&wake, 0);
+}
+
+static int start_workers(int threads) {
+  static int registered;
+  if (!registered) {
+    pthread_atfork(0, 0, forget_workers);
+    registered = 1;
+  }
+  unsigned gen = atomic_load_explicit(&generation, memory_order_relaxed);
+  while (started < threads - 1) {
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int failed = pthread_create(&thread, &attr, worker, (void *)(uintptr_t)gen);
+    pthread_attr_destroy(&attr);
+    if (failed) break;
+    ++started;
+  }
+  return started + 1;
+}
+
+void aten_mlir_parallel_for(aten_mlir_body body, void *ctx, int64_t n) {
+  int threads = aten_mlir_num_threads;
+  if (threads > MAX_THREADS) threads = MAX_THREADS;
+  if (threads > n) threads = (int)n;
+  if (threads <= 1 || inside || pthread_mutex_trylock(&pool_lock) != 0) {
+    body(ctx, 0, n);
+    return;
+  }
+  int workers = start_workers(threads) - 1;
+  if (threads > workers + 1) threads = workers + 1;
+  int64_t chunks = (int64_t)threads * CHUNKS_PER_THREAD;
+  if (chunks > n) chunks = n;
+  unsigned gen = atomic_load_explicit(&generation, memory_order_relaxed) + 1;
+  job_body = body;
+  job_ctx = ctx;
+  job_n = n;
+  atomic_store_explicit(&done, 0, memory_order_relaxed);
+  atomic_store_explicit(&claim, pack(gen, 0, (unsigned)chunks), memory_order_release);
+  pthread_mutex_lock(&wake_lock);
+  atomic_store_explicit(&generation, gen, memory_order_release);
+  pthread_cond_broadcast(&wake);
+  pthread_mutex_unlock(&wake_lock);
+  inside = 1;
+  run_chunks(gen);
+  inside = 0;
+  for (int spins = 0; atomic_load_explicit(&done, memory_order_acquire) != chunks; ++spins) {
+    if (spins < SPINS)
+      relax();
+    else
+      sched_yield(); /* a worker lost its core in a chunk: give it one */
+  }
+  pthread_mutex_unlock(&pool_lock);
+}
+
+/* Workers created so far (tests: none at one thread). */
+int aten_mlir_thread_pool_size(void) { return started; }

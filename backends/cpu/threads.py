@@ -1,0 +1,95 @@
+"""The process-wide thread pool of compiled code (`threads.c`) and its thread count.
+
+Compiled libraries call `aten_mlir_parallel_for` for the loops `cpu-parallelize-loops` outlined;
+that symbol comes from one library built here (cached next to the compiled ones, keyed by the
+source) and loaded RTLD_GLOBAL before any compiled library, so they all share one pool. The
+pool uses `torch.get_num_threads()` threads: `sync()`, run before every native call, copies it
+into the library when it changed (a 20 ns check).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import shutil
+import subprocess
+from pathlib import Path
+
+import torch
+
+from .cache import atomic_path, default_cache_dir
+
+_SOURCE = Path(__file__).with_name("threads.c")
+_library: ctypes.CDLL | None = None
+_synced = 1  # the count the library holds (its initial value)
+_unbuildable = False  # no C compiler: compiled loops run serially (`load_if_possible`)
+
+
+def load() -> ctypes.CDLL:
+    """The pool library, built on first use and loaded once, globally."""
+    global _library
+    if _library is None:
+        _library = ctypes.CDLL(str(_built()), mode=ctypes.RTLD_GLOBAL)
+    return _library
+
+
+def load_if_possible() -> ctypes.CDLL | None:
+    """The pool library, or None when it cannot be built (no C compiler: the JIT fallback)."""
+    global _unbuildable
+    if _library is None and not _unbuildable:
+        try:
+            load()
+        except RuntimeError:
+            _unbuildable = True
+    return _library
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+def serial_parallel_for(body: int, context: int, count: int) -> None:
+    """`aten_mlir_parallel_for` without the pool: the whole range in the calling thread."""
+    _BODY(body)(context, 0, count)
+
+
+_BODY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+
+
+def _built() -> Path:
+    source = _SOURCE.read_bytes()
+    directory = default_cache_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"threads-{hashlib.sha256(source).hexdigest()[:16]}.so"
+    if path.is_file():
+        return path
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if cc is None:
+        raise RuntimeError("no C compiler to build the thread pool (threads.c)")
+    with atomic_path(path) as out:
+        command = [cc, "-shared", "-O2", "-fPIC", "-pthread", "-o", str(out), str(_SOURCE)]
+        done = subprocess.run(command, capture_output=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"building threads.c failed: {done.stderr.decode().strip()}")
+    return path
+
+
+def sync() -> None:
+    """Gives the pool torch's current thread count (`torch.set_num_threads`)."""
+    count = torch.get_num_threads()
+    if count != _synced and load_if_possible() is not None:
+        set_num_threads(count)
+
+
+def set_num_threads(count: int) -> None:
+    """Sets the pool's thread count directly (`sync` does it from torch's)."""
+    global _synced
+    ctypes.c_int.in_dll(load(), "aten_mlir_num_threads").value = max(1, count)
+    _synced = count
+
+
+def num_threads() -> int:
+    """The count the pool uses now."""
+    return ctypes.c_int.in_dll(load(), "aten_mlir_num_threads").value
+
+
+def workers_started() -> int:
+    """Worker threads created so far (none until a loop runs with more than one thread)."""
+    return load().aten_mlir_thread_pool_size()

@@ -1,0 +1,321 @@
+"""`cpu-parallelize-loops`: the outer parallel loops of CPU code run on the thread pool.
+
+Each outermost loop whose iterations are independent, with enough work to pay for waking the
+workers, is outlined into `func.func private @<f>_parallel<i>(%ctx: !llvm.ptr, %begin: index,
+%end: index)`: the loop itself, restricted to iterations [begin, end) of its outer dim (or of its
+leading dims flattened, when the first has too few trips to share). What the loop reads from the
+function (memrefs, scalars, vectors) is stored in a context struct on the caller's stack; constants
+are cloned instead. The loop's place gets the stores and `aten_mlir_parallel_for(@outlined, ctx,
+trips)`, which `backends/cpu/threads.c` runs on `torch.get_num_threads()` threads, and at one
+thread as one call over every iteration. A loop's body is untouched: inner vector loops stay
+whole, and loops nested in an outlined one run serially on their thread.
+
+`scf.parallel` nests without reductions are independent by construction; an `scf.for` (what the
+vectorize passes emit) is when `cpu_parallel_deps` proves it. Memrefs cross as their LLVM
+descriptors through `unrealized_conversion_cast`, which `reconcile-unrealized-casts` folds away
+once `finalize-memref-to-llvm` has lowered both sides, as upstream's GPU outlining does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith, builtin, func, llvm, scf
+
+from .cpu_parallel_deps import iterations_independent
+from .registry import ModulePass, option, register_pass
+
+RUNTIME = "aten_mlir_parallel_for"
+# Estimated ops (a vector op counts its lanes / 8) below which a loop stays serial: waking the
+# workers and joining them costs a few microseconds.
+MIN_WORK = 1 << 16
+# Leading dims of an scf.parallel are flattened until there are this many shares to split.
+SHARES = 64
+# Trips assumed for a loop whose bounds are dynamic.
+DYNAMIC_TRIPS = 16
+# Defined by an op with no operands that costs nothing to repeat: cloned, not passed.
+_CLONED = frozenset(
+    {"arith.constant", "vector.constant_mask", "ub.poison", "llvm.mlir.constant", "llvm.mlir.zero"}
+)
+
+
+@dataclass
+class _Plan:
+    loop: ir.Operation
+    flattened: int  # leading dims iterated as one range (1 for an scf.for)
+    trips: list  # static trips per dim, None where dynamic
+
+
+def _int_constant(value: ir.Value) -> int | None:
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        return None
+    attr = owner.attributes["value"]
+    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
+
+
+def _dims(loop: ir.Operation) -> int:
+    return 1 if loop.name == "scf.for" else len(loop.regions[0].blocks[0].arguments)
+
+
+def _static_trips(loop: ir.Operation) -> list:
+    d = _dims(loop)
+    out = []
+    for k in range(d):
+        lb, ub, step = (_int_constant(loop.operands[k + j * d]) for j in range(3))
+        out.append(None if None in (lb, ub, step) or step <= 0 else max(0, -(-(ub - lb) // step)))
+    return out
+
+
+def _trip_product(loop: ir.Operation) -> int:
+    total = 1
+    for t in _static_trips(loop):
+        total *= DYNAMIC_TRIPS if t is None else t
+    return total
+
+
+def _work(block: ir.Block) -> int:
+    """Estimated ops one run of `block` executes."""
+    total = 0
+    for op in block.operations:
+        op = op.operation
+        if op.name in ("scf.for", "scf.parallel"):
+            total += _trip_product(op) * _work(op.regions[0].blocks[0])
+        elif len(op.regions):
+            total += sum(_work(b) for r in op.regions for b in r.blocks)
+        else:
+            lanes = [r.type for r in op.results if isinstance(r.type, ir.VectorType)]
+            total += max([1] + [_elements(v) // 8 for v in lanes])
+    return total
+
+
+def _elements(t: ir.VectorType) -> int:
+    n = 1
+    for s in t.shape:
+        n *= s
+    return n
+
+
+def _plan(loop: ir.Operation, min_work: int) -> _Plan | None:
+    body = loop.regions[0].blocks[0]
+    if _trip_product(loop) * _work(body) < min_work:
+        return None
+    trips = _static_trips(loop)
+    if trips[0] is not None and trips[0] < 2 and (loop.name == "scf.for" or len(trips) == 1):
+        return None  # nothing to share here; the loops inside may have something
+    if loop.name == "scf.for":
+        independent = len(loop.results) == 0 and iterations_independent(loop)
+        return _Plan(loop, 1, trips) if independent else None
+    if len(loop.results):
+        return None  # scf.reduce combines across iterations
+    flattened, shares = 1, trips[0] or SHARES
+    while shares < SHARES and flattened < len(trips) and trips[flattened] is not None:
+        shares *= trips[flattened]
+        flattened += 1
+    return _Plan(loop, flattened, trips)
+
+
+def _find(block: ir.Block, min_work: int, out: list) -> None:
+    """The outermost loops in `block` to parallelize; looks inside sequential loops."""
+    for op in block.operations:
+        op = op.operation
+        if op.name not in ("scf.for", "scf.parallel", "scf.if"):
+            continue
+        plan = None if op.name == "scf.if" else _plan(op, min_work)
+        if plan is not None:
+            out.append(plan)
+            continue
+        for region in op.regions:
+            for inner in region.blocks:
+                if _work(inner) * (1 if op.name == "scf.if" else _trip_product(op)) >= min_work:
+                    _find(inner, min_work, out)
+
+
+def _inside(op, ancestor: ir.Operation) -> bool:
+    while op is not None:
+        if op == ancestor:
+            return True
+        op = op.parent
+    return False
+
+
+def _captures(loop: ir.Operation) -> list[ir.Value]:
+    """Values the loop uses and does not define (its bounds included), each once."""
+    found, seen = [], set()
+    stack = [loop]
+    while stack:
+        op = stack.pop()
+        for v in op.operands:
+            owner = v.owner
+            where = owner.owner if isinstance(owner, ir.Block) else owner
+            if v not in seen and not _inside(getattr(where, "operation", where), loop):
+                seen.add(v)
+                found.append(v)
+        for region in op.regions:
+            for block in region.blocks:
+                stack.extend(o.operation for o in block.operations)
+    return found
+
+
+def _field_type(t: ir.Type) -> ir.Type | None:
+    """How a captured value is stored in the context struct; None: cannot be."""
+    if isinstance(t, ir.IndexType):
+        return ir.IntegerType.get_signless(64)
+    if isinstance(t, (ir.IntegerType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)):
+        return t
+    if isinstance(t, ir.VectorType) and _field_type(t.element_type) is not None:
+        return t
+    if isinstance(t, ir.MemRefType) and t.memory_space is None:
+        rank = t.rank
+        arrays = f", array<{rank} x i64>, array<{rank} x i64>" if rank else ""
+        return ir.Type.parse(f"!llvm.struct<(ptr, ptr, i64{arrays})>")
+    return None
+
+
+def _is_cloned(v: ir.Value) -> bool:
+    owner = v.owner
+    return not isinstance(owner, ir.Block) and owner.name in _CLONED and not len(owner.operands)
+
+
+def _field(ctx, struct_t, k: int) -> ir.Value:
+    ptr = ir.Type.parse("!llvm.ptr")
+    indices = ir.DenseI32ArrayAttr.get([0, k])
+    return llvm.getelementptr(ptr, ctx, [], indices, struct_t, ir.Attribute.parse("0 : i32"))
+
+
+def _store(value: ir.Value, field_t: ir.Type, address: ir.Value) -> None:
+    if isinstance(value.type, ir.IndexType):
+        value = arith.index_cast(field_t, value)
+    elif field_t != value.type:
+        value = builtin.unrealized_conversion_cast([field_t], [value])
+    llvm.store(value, address)
+
+
+def _load(t: ir.Type, field_t: ir.Type, address: ir.Value) -> ir.Value:
+    value = llvm.load(field_t, address)
+    if isinstance(t, ir.IndexType):
+        return arith.index_cast(t, value)
+    return value if field_t == t else builtin.unrealized_conversion_cast([t], [value])
+
+
+def _trips_value(plan: _Plan, bounds) -> ir.Value:
+    """The number of shares: the trips of the flattened dims."""
+    index = ir.IndexType.get()
+    static = plan.trips[: plan.flattened]
+    if None not in static:
+        total = 1
+        for t in static:
+            total *= t
+        return arith.constant(index, total)
+    lb, ub, step = bounds[0]
+    return arith.ceildivsi(arith.subi(ub, lb), step)
+
+
+def _restrict(plan: _Plan, begin: ir.Value, end: ir.Value) -> None:
+    """Makes the (moved) loop run shares [begin, end) only."""
+    loop, d = plan.loop, _dims(plan.loop)
+    index = ir.IndexType.get()
+    if plan.flattened == 1:
+        with ir.InsertionPoint(loop):
+            lb, ub, step = (loop.operands[j * d] for j in range(3))
+            first = arith.addi(lb, arith.muli(begin, step))
+            last = arith.minsi(arith.addi(lb, arith.muli(end, step)), ub)
+        loop.operands[0], loop.operands[d] = first, last
+        return
+    with ir.InsertionPoint(loop):
+        share_loop = scf.ForOp(begin, end, arith.constant(index, 1))
+    with ir.InsertionPoint(share_loop.body):
+        rest = share_loop.induction_variable
+        for k in reversed(range(plan.flattened)):
+            trips = arith.constant(index, plan.trips[k])
+            at = arith.remui(rest, trips) if k else rest
+            rest = arith.divui(rest, trips) if k else rest
+            lb, step = loop.operands[k], loop.operands[k + 2 * d]
+            first = arith.addi(lb, arith.muli(at, step))
+            loop.operands[k], loop.operands[k + d] = first, arith.addi(first, step)
+        yield_op = scf.YieldOp([])
+    loop.move_before(yield_op)
+
+
+def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -> bool:
+    loop = plan.loop
+    captures = [v for v in _captures(loop) if not _is_cloned(v)]
+    fields = [_field_type(v.type) for v in captures]
+    if None in fields:
+        return False
+    ptr, index = ir.Type.parse("!llvm.ptr"), ir.IndexType.get()
+    struct_t = ir.Type.parse(f"!llvm.struct<({', '.join(map(str, fields))})>")
+    body_t = ir.FunctionType.get([ptr, index, index], [])
+    with loop.location:
+        with ir.InsertionPoint.at_block_begin(f.regions[0].blocks[0]):
+            one = llvm.mlir_constant(ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1))
+            ctx = llvm.alloca(ptr, one, struct_t, alignment=64)
+        d = _dims(loop)
+        bounds = [tuple(loop.operands[k + j * d] for j in range(3)) for k in range(d)]
+        with ir.InsertionPoint(loop):
+            for k, (v, field_t) in enumerate(zip(captures, fields)):
+                _store(v, field_t, _field(ctx, struct_t, k))
+            trips = _trips_value(plan, bounds)
+            fn = func.constant(body_t, ir.FlatSymbolRefAttr.get(name))
+            func.call([], RUNTIME, [fn, ctx, trips])
+        with ir.InsertionPoint(module_op.regions[0].blocks[0]):
+            outlined = func.FuncOp(name, body_t, visibility="private")
+        entry = outlined.add_entry_block()
+        with ir.InsertionPoint(entry):
+            ctx_arg, begin, end = entry.arguments
+            mapping = {}
+            for v in _captures(loop):
+                if _is_cloned(v):
+                    mapping[v] = v.owner.clone().results[0]
+            for k, (v, field_t) in enumerate(zip(captures, fields)):
+                mapping[v] = _load(v.type, field_t, _field(ctx_arg, struct_t, k))
+            ret = func.ReturnOp([])
+        loop.move_before(ret)
+        for v, new in mapping.items():
+            for use in list(v.uses):
+                if _inside(use.owner.operation, loop):
+                    use.owner.operands[use.operand_number] = new
+        _restrict(plan, begin, end)
+    return True
+
+
+def _declare_runtime(module_op: ir.Operation) -> None:
+    block = module_op.regions[0].blocks[0]
+    for op in block.operations:
+        name = ir.StringAttr(op.operation.attributes["sym_name"]).value
+        if op.operation.name == "func.func" and name == RUNTIME:
+            return
+    ptr, index = ir.Type.parse("!llvm.ptr"), ir.IndexType.get()
+    body_t = ir.FunctionType.get([ptr, index, index], [])
+    with ir.Location.unknown(), ir.InsertionPoint.at_block_begin(block):
+        func.FuncOp(RUNTIME, ir.FunctionType.get([body_t, ptr, index], []), visibility="private")
+
+
+@register_pass
+@dataclass(frozen=True)
+class ParallelizeLoops(ModulePass):
+    """Outlines each outermost independent loop with enough work into a function of [begin,
+    end) that `aten_mlir_parallel_for` runs on the thread pool."""
+
+    name: ClassVar[str] = "cpu-parallelize-loops"
+    min_work: int = option(MIN_WORK, "estimated ops below which a loop stays serial")
+
+    def run(self, module_op: ir.Operation) -> None:
+        with module_op.context:
+            block = module_op.regions[0].blocks[0]
+            functions = [
+                op.operation
+                for op in block.operations
+                if op.operation.name == "func.func" and len(op.operation.regions[0].blocks)
+            ]
+            outlined = False
+            for f in functions:
+                plans: list[_Plan] = []
+                _find(f.regions[0].blocks[0], self.min_work, plans)
+                base = ir.StringAttr(f.attributes["sym_name"]).value
+                for i, plan in enumerate(plans):
+                    outlined |= _outline(module_op, f, plan, f"{base}_parallel{i}")
+            if outlined:
+                _declare_runtime(module_op)
