@@ -273,10 +273,15 @@ def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -
                 mapping[v] = _load(v.type, field_t, _field(ctx_arg, struct_t, k))
             ret = func.ReturnOp([])
         loop.move_before(ret)
-        for v, new in mapping.items():
-            for use in list(v.uses):
-                if _inside(use.owner.operation, loop):
-                    use.owner.operands[use.operand_number] = new
+        # per op of the loop, not per use of each value: a constant has thousands of uses
+        # across a model's function
+        nested: list[ir.Operation] = []
+        loop.walk(lambda op: nested.append(op) or ir.WalkResult.ADVANCE)
+        for op in nested:
+            for k, value in enumerate(op.operands):
+                new = mapping.get(value)
+                if new is not None:
+                    op.operands[k] = new
         _restrict(plan, begin, end)
     return True
 

@@ -57,15 +57,16 @@ LOWERING_STAGES: list[Stage] = [
         "cpu-copies-to-generics,cpu-vectorize-generics,convert-linalg-to-parallel-loops,"
         "cpu-fuse-row-nests,canonicalize,"
         "cpu-parallelize-loops",
-        "elementwise and reduction generics -> loops over vectors along their contiguous dim "
-        "(per-row values hoisted, vector accumulators); other linalg on memrefs -> "
+        "strided copies and elementwise and reduction generics -> loops over vectors along "
+        "their contiguous dim (per-row values hoisted, vector accumulators); other linalg on "
+        "memrefs -> "
         "scf.parallel (parallel dims) / scf.for (reductions) loop nests; adjacent nests over "
         "the same rows fused (a softmax's passes run on one row while it is in L1); outer "
         "independent loops outlined for the thread pool",
     ),
     Stage(
         "llvm",
-        "aten-outline-loop-nests,duplicate-function-elimination,"
+        "duplicate-function-elimination,aten-outline-loop-nests,duplicate-function-elimination,"
         "aten-emit-c-interface,aten-fast-math,aten-accurate-math,convert-complex-to-standard,"
         "convert-math-to-funcs,"
         "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,arith-expand,"

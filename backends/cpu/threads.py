@@ -26,11 +26,41 @@ _unbuildable = False  # no C compiler: compiled loops run serially (`load_if_pos
 
 
 def load() -> ctypes.CDLL:
-    """The pool library, built on first use and loaded once, globally."""
+    """The pool library, built on first use and loaded once, globally; it runs loops on torch's
+    own OpenMP team when torch uses GNU OpenMP (`share_openmp`)."""
     global _library
     if _library is None:
         _library = ctypes.CDLL(str(_built()), mode=ctypes.RTLD_GLOBAL)
+        share_openmp(True)
     return _library
+
+
+def share_openmp(share: bool) -> bool:
+    """Runs parallel loops on the libgomp team torch's eager ops use (found among the process's
+    loaded libraries), or, with `share=False` or without libgomp, on the pool's own threads.
+    Returns whether the team is shared."""
+    entries = _libgomp_entries() if share else None
+    setter = load().aten_mlir_share_openmp
+    setter.argtypes = [ctypes.c_void_p] * 3
+    setter(*(entries or (None, None, None)))
+    return entries is not None
+
+
+def _libgomp_entries() -> tuple[int, int, int] | None:
+    """GOMP_parallel, omp_get_thread_num and omp_get_num_threads of the libgomp torch loaded."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps if "libgomp" in line}
+    except OSError:
+        return None
+    for path in sorted(p for p in paths if Path(p).name.startswith("libgomp")):
+        try:
+            gomp = ctypes.CDLL(path)  # already loaded: the same library, not a second copy
+            names = ("GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads")
+            return tuple(ctypes.cast(getattr(gomp, n), ctypes.c_void_p).value for n in names)
+        except (OSError, AttributeError):
+            continue
+    return None
 
 
 def load_if_possible() -> ctypes.CDLL | None:

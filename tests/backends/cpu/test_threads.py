@@ -21,6 +21,7 @@ POOL = """
 import ctypes
 from aten_mlir.backends.cpu import threads
 lib = threads.load()
+threads.share_openmp(False)  # the pool's own threads (the shared team: test_shared_openmp_team)
 BODY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 lib.aten_mlir_parallel_for.argtypes = [BODY, ctypes.c_void_p, ctypes.c_int64]
 shares = []
@@ -60,7 +61,11 @@ torch.set_num_threads(1)
 one = compiled(a, b)
 torch.set_num_threads(3)
 three = compiled(a, b)
-assert threads.num_threads() == 3 and threads.workers_started() == 2
+# torch's own OpenMP team runs the loops (libgomp is loaded with torch): no threads of ours
+assert threads.num_threads() == 3 and threads.workers_started() == 0
+threads.share_openmp(False)
+assert torch.equal(compiled(a, b), three) and threads.workers_started() == 2
+threads.share_openmp(True)
 torch.set_num_threads(2)
 two = compiled(a, b)
 assert threads.num_threads() == 2
@@ -142,4 +147,28 @@ def test_without_any_c_compiler_the_jit_runs_outlined_loops_serially():
         torch.testing.assert_close(compiled(a, b), a @ b, rtol=1e-4, atol=1e-4)
         assert threads.load_if_possible() is None
         """
+    )
+
+
+def test_loops_share_torchs_openmp_team():
+    _run(
+        POOL
+        + """
+assert threads.share_openmp(True)  # torch's libgomp is in the process
+for count in (2, 3):
+    threads.set_num_threads(count)
+    for n in (1, 2, 10, 1001):
+        lib.aten_mlir_parallel_for(body, None, n)
+        ranges = sorted(shares)
+        shares.clear()
+        assert len(ranges) == min(count, n), (count, n, ranges)
+        assert ranges[0][0] == 0 and ranges[-1][1] == n, ranges
+        assert all(e == b for (_, e), (b, _) in zip(ranges, ranges[1:])), ranges
+inner = []
+inner_body = BODY(lambda ctx, begin, end: inner.append((begin, end)))
+outer_body = BODY(lambda ctx, begin, end: lib.aten_mlir_parallel_for(inner_body, None, 4))
+lib.aten_mlir_parallel_for(outer_body, None, 2)
+assert inner == [(0, 4), (0, 4)], inner  # nested: serial inside each member
+assert threads.workers_started() == 0
+"""
     )
