@@ -25,7 +25,7 @@ from mlir import ir
 from mlir.dialects import arith, builtin, func, llvm, scf
 
 from .cpu_parallel_deps import iterations_independent
-from .registry import ModulePass, option, register_pass
+from .registry import ModulePass, nested_ops, option, register_pass
 
 RUNTIME = "aten_mlir_parallel_for"
 # Estimated ops (a vector op counts its lanes / 8) below which a loop stays serial: waking the
@@ -275,9 +275,7 @@ def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -
         loop.move_before(ret)
         # per op of the loop, not per use of each value: a constant has thousands of uses
         # across a model's function
-        nested: list[ir.Operation] = []
-        loop.walk(lambda op: nested.append(op) or ir.WalkResult.ADVANCE)
-        for op in nested:
+        for op in [loop, *nested_ops(loop)]:
             for k, value in enumerate(op.operands):
                 new = mapping.get(value)
                 if new is not None:
