@@ -19,7 +19,12 @@ from aten_mlir.dialects import describe_location, verify_module
 from aten_mlir.frontend.importer import import_program
 from aten_mlir.frontend.program import Program
 from aten_mlir.passes import PipelineError, PipelineFailedError, run_pipeline
-from aten_mlir.passes.lowering import LOWERING_STAGES, TRITON_STAGES
+from aten_mlir.passes.lowering import (
+    LOWERING_STAGES,
+    TRITON_STAGES,
+    without_repeat_outlining,
+)
+from aten_mlir.passes.outline_repeats import GLUE
 
 from .partition import PartitionError, outline
 from .program_cache import (
@@ -107,7 +112,10 @@ def compile(
         except KernelError as e:
             raise CompileError("triton", _first_line(e)) from None
         return CompiledProgram.of(program, main, library)
-    main, module = _lower(program, dump)
+    try:
+        main, module = _lower(program, dump)
+    except _AliasCheckNeeded:
+        main, module = _lower(program, dump, without_repeat_outlining(LOWERING_STAGES))
     from .cpu import NativeBuildError, compile_llvm_module
 
     try:
@@ -168,6 +176,8 @@ def _lower(program: Program, dump: Path | None, stages=LOWERING_STAGES):
         _run_stage(stage, module, previous, replay)
         if stage.name == "decompose":
             verify_module(module)
+        if stage.name == "bufferize" and stages is LOWERING_STAGES and _alias_checked(module):
+            raise _AliasCheckNeeded
         if stage.name == "aten-to-linalg":
             main = work.main
             try:
@@ -181,6 +191,23 @@ def _lower(program: Program, dump: Path | None, stages=LOWERING_STAGES):
                 )
         previous = _dump(dump, index, stage.name, module) or previous
     return main, module
+
+
+class _AliasCheckNeeded(Exception):
+    """Deallocation could not tell an outlined layer's results from each other (see
+    `aten-split-fresh-deallocs`): the program lowers again with its layers inline."""
+
+
+def _alias_checked(module: ir.Module) -> bool:
+    """Buffers freed through a runtime alias check (`dealloc_helper`, whose `memref<?xi1>`
+    stores LLVM's memref lowering rejects) in a module with outlined layers."""
+    names = [
+        ir.StringAttr(op.operation.attributes["sym_name"]).value
+        for op in module.body.operations
+        if op.operation.name == "func.func"
+    ]
+    glue = any(GLUE in op.operation.attributes for op in module.body.operations)
+    return glue and any(n.startswith("dealloc_helper") for n in names)
 
 
 def _stage_input(program: Program, earlier) -> ir.Module:

@@ -61,6 +61,7 @@ def _time_calls(seconds: dict[str, float]) -> None:
     timed(compiler, "_run_stage", lambda stage, *a: stage.name)
     timed(compiler, "outline", lambda *a: "outline")
     timed(native, "_run", lambda command, *a: Path(command[0]).name)
+    timed(native, "_run_all", lambda commands, *a: Path(commands[0][0]).name)
 
 
 def child(name: str, cache: str, stages: bool) -> dict:

@@ -3,6 +3,7 @@ signature)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import torch
@@ -123,7 +124,7 @@ def parse_module(
                 if "single top-level operation" not in str(e):
                     raise
                 # Several top-level ops: wrap them as mlir-opt does, keeping line numbers.
-                op = ir.Operation.parse("module {" + text + "\n}", source_name=source_name)
+                op = ir.Operation.parse(_wrapped(text), source_name=source_name)
         except ir.MLIRError as e:
             diags = [f"{describe_location(d.location)}: {d.message}" for d in e.error_diagnostics]
             diags = diags or [str(e)]
@@ -134,6 +135,17 @@ def parse_module(
             module.body.append(op.operation)
             return module
         return _as_module(op.operation)
+
+
+_ALIAS = re.compile(r"^[#!][\w.$-]+\s*=.*$", re.MULTILINE)
+
+
+def _wrapped(text: str) -> str:
+    """`text` in a `module {...}`: attribute and type aliases (`#map = ...`), which only the top
+    level may define, go before it on its first line, blank lines in their place."""
+    aliases = _ALIAS.findall(text)
+    body = _ALIAS.sub("", text)
+    return " ".join(aliases) + " module {" + body + "\n}"
 
 
 def _as_module(parsed: ir.Operation) -> ir.Module:

@@ -14,7 +14,9 @@ from . import (  # noqa: F401  (registers the passes)
     drop_dead,
     fast_math,
     outline_nests,
+    outline_repeats,
     reuse_dead_inputs,
+    split_deallocs,
     unshare_fills,
     verify,
 )

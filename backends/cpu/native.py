@@ -19,12 +19,16 @@ import ctypes
 import functools
 import importlib.util
 import io
+import os
 import re
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from mlir import ir
+
+from aten_mlir.passes.outline_repeats import GLUE
 
 from . import threads
 from .abi import NativeFunction
@@ -32,8 +36,15 @@ from .cache import Entry, atomic_path, cache_key, default_cache_dir, file_sha256
 
 # `-mcpu` for opt and llc; part of the cache key. Tests set a generic CPU to build portable code.
 CPU = "native"
+# llc processes a build runs at once, at most (one per core), for modules of SPLIT_BYTES of
+# bitcode or more (GPT-2 small's is 110 KB and takes llc 0.3 s; below, the extra processes cost
+# about what they save)
+CODEGEN_PROCESSES = 2
+SPLIT_BYTES = 48 << 10
 
 _CIFACE = re.compile(r'llvm\.func\s+(?:\w+\s+)*@"?_mlir_ciface_([^"(\s]+)')
+# a function of glue the MLIR pipeline outlined (`aten-outline-repeated-blocks`), in text
+_GLUE = re.compile(r'llvm\.func\s+(?:\w+\s+)*@"?([^"(\s]+)[^\n]*attributes \{[^\n]*aten\.glue')
 _DEFAULT_TRIPLE = re.compile(r"Default target:\s*(\S+)")
 
 # f32 -> bf16 rounding (nearest-even, NaNs stay quiet). LLVM calls this libcall on CPUs without
@@ -121,9 +132,9 @@ def compile_llvm_module(
     keyed and built as it is; a module as its MLIR bytecode."""
     if opt_level not in (0, 1, 2, 3):
         raise ValueError(f"opt_level must be 0..3, got {opt_level!r}")
-    if _link_command(Path("x.o"), Path("x.so")) is None:
+    if _link_command([Path("x.o")], Path("x.so")) is None:
         return _jit(str(module_or_text), opt_level)
-    source, functions = _source(module_or_text)
+    source, functions, glue = _source(module_or_text)
     directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
     directory.mkdir(parents=True, exist_ok=True)
     entry = Entry(directory, cache_key(source, opt_level, CPU))
@@ -136,7 +147,7 @@ def compile_llvm_module(
     entry.remove()  # a corrupt or partial entry
     # Twice: a process that saw our entry half-published may have deleted it as corrupt.
     for _ in range(2):
-        _build(source, entry, opt_level, functions)
+        _build(source, entry, opt_level, functions, glue)
         loaded, problem = _load(entry)
         if loaded is not None:
             return NativeLibrary(
@@ -145,21 +156,24 @@ def compile_llvm_module(
     raise NativeBuildError(f"the library just built does not load: {problem}")
 
 
-def _source(module_or_text: ir.Module | str) -> tuple[bytes, list[str]]:
-    """What mlir-translate reads, and the functions with a C interface. Bytecode, not text: on
-    GPT-2 small it is a quarter of the size, and writing plus translating it takes 0.25 s against
-    0.55 s for printing and translating the text."""
+def _source(module_or_text: ir.Module | str) -> tuple[bytes, list[str], list[str]]:
+    """What mlir-translate reads, the functions with a C interface, and the other functions of
+    glue. Bytecode, not text: on GPT-2 small it is a quarter of the size, and writing plus
+    translating it takes 0.25 s against 0.55 s for printing and translating the text."""
     if isinstance(module_or_text, str):
-        return module_or_text.encode(), _CIFACE.findall(module_or_text)
+        text = module_or_text
+        return text.encode(), _CIFACE.findall(text), _GLUE.findall(text)
     buffer = io.BytesIO()
     module_or_text.operation.write_bytecode(buffer)
-    functions = []
+    functions, glue = [], []
     for op in module_or_text.body.operations:
         if op.operation.name == "llvm.func":
             name = ir.StringAttr(op.operation.attributes["sym_name"]).value
             if name.startswith("_mlir_ciface_"):
                 functions.append(name.removeprefix("_mlir_ciface_"))
-    return buffer.getvalue(), functions
+            elif GLUE in op.operation.attributes:
+                glue.append(name)
+    return buffer.getvalue(), functions, glue
 
 
 def load_cached_library(key: str, cache_dir: str | Path | None = None) -> NativeLibrary | None:
@@ -192,27 +206,55 @@ def _load(entry: Entry):
     return (handle, functions), None
 
 
-def _build(source: bytes, entry: Entry, opt_level: int, functions: list[str]) -> None:
-    """Runs the tools and publishes `<key>.o`, `<key>.so`, `<key>.json`, each atomically."""
+def _build(
+    source: bytes, entry: Entry, opt_level: int, functions: list[str], glue: list[str]
+) -> None:
+    """Runs the tools and publishes `<key>.so`, then `<key>.json`, each atomically."""
     target = [f"-mtriple={_default_triple()}", f"-mcpu={CPU}"]
     llvm_ir = _run([_tool("mlir", "mlir-translate"), "--mlir-to-llvmir"], source)
     bitcode = _run(
-        [_tool("llvm", "opt"), *opt_flags(opt_level, functions), *target, "-o", "-"],
+        [_tool("llvm", "opt"), *opt_flags(opt_level, functions, glue), *target, "-o", "-"],
         llvm_ir + _RUNTIME_IR,
     )
     llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
-    # Link our own temp .o (a racing process may delete published files) and hash our own .so.
-    with atomic_path(entry.obj) as obj:
-        _run([*llc, *target, "-o", str(obj)], bitcode)
+    with tempfile.TemporaryDirectory(prefix="aten_mlir_build_") as work:
+        objects = _codegen(bitcode, [*llc, *target], Path(work))
+        # hash our own .so: a racing process may replace the published one
         with atomic_path(entry.so) as so:
-            _run(_link_command(obj, so))
+            _run(_link_command(objects, so))
             digest = file_sha256(so)
     entry.write_sidecar(digest, functions, opt_level, CPU)
 
 
-def opt_flags(opt_level: int, functions: list[str]) -> list[str]:
-    """`opt`'s pipeline: kernels out of the segments `functions`, deduplicated, at -O{opt_level};
-    the segments and their C wrappers, glue by then, unoptimized."""
+def _codegen(bitcode: bytes, llc: list[str], work: Path) -> list[Path]:
+    """`llc` on the optimized module, into objects in `work`. With several cores the module is
+    split by function (`llvm-split --round-robin`, an even share of the kernels each) and the
+    parts compile at once: code generation is the largest step of a large model's cold
+    compile."""
+    whole = work / "module.bc"
+    whole.write_bytes(bitcode)
+    parts = min(CODEGEN_PROCESSES, _cores()) if len(bitcode) >= SPLIT_BYTES else 1
+    inputs = [whole]
+    if parts > 1:
+        split = [_tool("llvm", "llvm-split"), f"-j{parts}", "--round-robin"]
+        _run([*split, "-o", str(work / "part"), str(whole)])
+        inputs = [work / f"part{i}" for i in range(parts)]
+    objects = [path.with_suffix(".o") for path in inputs]
+    _run_all([[*llc, "-o", str(o), str(i)] for i, o in zip(inputs, objects)])
+    return objects
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def opt_flags(opt_level: int, functions: list[str], glue: list[str] = ()) -> list[str]:
+    """`opt`'s pipeline: kernels out of the segments `functions` and the `glue` functions,
+    deduplicated, at -O{opt_level}; the segments, their C wrappers and the glue, by then
+    without loops, unoptimized."""
     if opt_level == 0:
         return ["-passes=default<O0>"]
     # early-cse: a loop reads a descriptor field extracted once before it, so its kernel takes
@@ -223,15 +265,15 @@ def opt_flags(opt_level: int, functions: list[str]) -> list[str]:
     )
     # forceattrs, the first pass of default<On>, adds these after the extraction; the inliner
     # never inlines into an optnone function, so the kernels stay out of the glue
-    glue = [name for f in functions for name in (f, f"_mlir_ciface_{f}")]
-    return [passes] + [f"-force-attribute={name}:{a}" for name in glue for a in _GLUE_ATTRS]
+    names = [name for f in functions for name in (f, f"_mlir_ciface_{f}")] + list(glue)
+    return [passes] + [f"-force-attribute={name}:{a}" for name in names for a in _GLUE_ATTRS]
 
 
 # optnone requires noinline (the verifier rejects it alone)
 _GLUE_ATTRS = ("noinline", "optnone")
 
 
-def _link_command(obj: Path, out: Path) -> list[str] | None:
+def _link_command(objects: list[Path], out: Path) -> list[str] | None:
     """`cc -shared`, else `ld -shared`, else None (no linker: JIT instead)."""
     # -Bsymbolic: the module's own functions must not bind to same-named libc symbols.
     cc = _which("cc") or _which("gcc") or _which("clang")
@@ -245,13 +287,13 @@ def _link_command(obj: Path, out: Path) -> list[str] | None:
             "-Wl,-Bsymbolic",
             "-o",
             str(out),
-            str(obj),
+            *map(str, objects),
             support,
             "-lm",
         ]
     ld = _which("ld") or _which("ld.lld")
     if ld:
-        return [ld, "-shared", "-Bsymbolic", "-o", str(out), str(obj), "-lm", "-lc"]
+        return [ld, "-shared", "-Bsymbolic", "-o", str(out), *map(str, objects), "-lm", "-lc"]
     return None
 
 
@@ -291,6 +333,24 @@ def _run(command: list[str], stdin: bytes | None = None) -> bytes:
         message = done.stderr.decode(errors="replace").strip()
         raise NativeBuildError(f"{Path(command[0]).name} failed ({done.returncode}): {message}")
     return done.stdout
+
+
+def _run_all(commands: list[list[str]]) -> None:
+    """Runs `commands` at once (no input, output discarded); raises for the first that fails."""
+    try:
+        running = [
+            subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for c in commands
+        ]
+    except OSError as error:
+        raise NativeBuildError(f"cannot run {commands[0][0]}: {error}") from error
+    failed = None
+    for command, process in zip(commands, running):
+        _, stderr = process.communicate()
+        if process.returncode != 0 and failed is None:
+            message = stderr.decode(errors="replace").strip()
+            failed = f"{Path(command[0]).name} failed ({process.returncode}): {message}"
+    if failed:
+        raise NativeBuildError(failed)
 
 
 def _jit(text: str, opt_level: int) -> NativeLibrary:

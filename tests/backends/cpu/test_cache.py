@@ -79,7 +79,7 @@ def test_second_compile_in_process_hits(tmp_path):
     first = compile_llvm_module(TEXT, cache_dir=tmp_path)
     assert not first.from_cache and first.cached and first.functions == ("add",)
     key = first.key
-    assert entry_files(tmp_path) == [f"{key}.json", f"{key}.o", f"{key}.so"]  # no temp files left
+    assert entry_files(tmp_path) == [f"{key}.json", f"{key}.so"]  # no temp files left
     meta = json.loads((tmp_path / f"{key}.json").read_text())
     assert meta["so_sha256"] == cache.file_sha256(first.path) and meta["functions"] == ["add"]
     second = compile_llvm_module(TEXT, cache_dir=tmp_path)

@@ -113,3 +113,30 @@ def test_results_equal_at_every_opt_level(text, tmp_path):
         assert torch.equal(layers(a, b)[0], (a + b + b) * (a + b)), level
         assert torch.equal(scalar(s, t)[0], s * t - t), level
     assert len(keys) == 4
+
+
+def test_functions_marked_as_glue_are_left_unoptimized_too(text):
+    # what aten-outline-repeated-blocks makes of a layer: glue of its own, called per layer
+    header = 'llvm.func @layers_block0(%arg0: i64) attributes {aten.glue, sym_visibility = "p"} {'
+    glue = native._GLUE.findall(header)
+    assert glue == ["layers_block0"]
+    flags = native.opt_flags(2, native._CIFACE.findall(text), glue)
+    assert {f"-force-attribute=layers_block0:{a}" for a in ("optnone", "noinline")} <= set(flags)
+
+
+def test_split_code_generation_gives_the_same_library(text, tmp_path, monkeypatch):
+    ran = []
+    run = native._run
+
+    def recording(command, stdin=None):
+        ran.append(command[0])
+        return run(command, stdin)
+
+    monkeypatch.setattr(native, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(native, "_cores", lambda: 2)
+    monkeypatch.setattr(native, "_run", recording)
+    lib = compile_llvm_module(text, opt_level=2, cache_dir=tmp_path)
+    assert any(c.endswith("llvm-split") for c in ran)
+    a, b = torch.randn(64), torch.randn(64)
+    layers = lib.function("layers", ["memref<64xf32>"] * 2, ["memref<64xf32>"])
+    assert torch.equal(layers(a, b)[0], (a + b + b) * (a + b))

@@ -1,0 +1,334 @@
+"""`aten-outline-repeated-blocks`: a run of identical blocks of ops (a model's layers) becomes
+calls of one function.
+
+A 12-layer transformer's segment holds the same ~35 fused linalg ops 12 times, and every later
+stage (bufferization, vectorization, loops, the LLVM lowering, translation, `opt`, `llc`) costs
+in proportion to the code. Found on tensors right after fusion, each repeat is outlined into a
+private function and upstream `duplicate-function-elimination` keeps one of them: on GPT-2 small
+the stages after fusion see one layer instead of twelve.
+
+Finding: the function's top-level ops, less the ones cloned rather than passed (constants, empty
+tensors and their fills and reshapes), get a shallow signature (name, types, attributes, the
+names of the ops in their regions). The longest tandem repeat of that sequence (a period `P`
+seen `k` times in a row) gives the candidate blocks; of its phases, the one whose blocks agree
+in how their ops connect (inside a block, and to what comes in and goes out) is taken. Equality
+is decided by `duplicate-function-elimination` on the outlined functions (the signature only
+proposes blocks): blocks that turn out to differ stay separate functions, still correct.
+
+A block's function takes the values its ops read from outside (in order of first use) and
+returns its values read after it (in order of definition), so identical blocks get identical
+signatures. The functions carry `aten.glue`: the native build keeps them out of LLVM's
+optimization like the segment itself (their loops have their own functions by then).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import func
+
+from .registry import ModulePass, option, register_pass
+
+GLUE = "aten.glue"
+# Ops rematerialized in each block's function (when their operands are) rather than passed.
+_CLONED = frozenset(
+    {
+        "arith.constant",
+        "tensor.empty",
+        "linalg.fill",
+        "tensor.expand_shape",
+        "tensor.collapse_shape",
+        "tensor.cast",
+    }
+)
+# Constants up to this many elements are cloned (a weight folded to a constant is passed).
+_SMALL_CONSTANT = 16
+
+
+def _walk(op: ir.Operation) -> list[ir.Operation]:
+    found: list[ir.Operation] = []
+
+    def visit(o):
+        found.append(o)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return found
+
+
+class _Function:
+    """The top-level ops of one function body, with what outlining needs to know about them,
+    read once before anything changes."""
+
+    def __init__(self, block: ir.Block):
+        self.ops = [op.operation for op in block.operations]
+        self.producer: dict = {}  # value -> (index of its top-level op, result number)
+        for i, op in enumerate(self.ops):
+            for r, value in enumerate(op.results):
+                self.producer[value] = (i, r)
+        self.cloned = self._cloned()
+        self.sequence = [
+            i for i, op in enumerate(self.ops) if i not in self.cloned and op.name != "func.return"
+        ]
+        # per top-level op: (nested op, operand index, value) for each value it reads from
+        # outside itself
+        self.reads = [self._reads(op) for op in self.ops]
+        self.readers: dict = {}  # value -> indices of the top-level ops reading it
+        for i, reads in enumerate(self.reads):
+            for _, _, value in reads:
+                self.readers.setdefault(value, set()).add(i)
+        self._clone_keys: dict = {}
+        self._link_cache: dict = {}
+        self._last_reader: dict = {}
+        self.result_counts = [len(op.results) for op in self.ops]
+
+    def _cloned(self) -> set[int]:
+        cloned: set[int] = set()
+        for i, op in enumerate(self.ops):
+            if op.name not in _CLONED or len(op.regions) and op.name != "linalg.fill":
+                continue
+            if op.name == "arith.constant" and not _small(op.results[0].type):
+                continue
+            inside = [self.producer.get(v) for v in op.operands]
+            if all(p is not None and p[0] in cloned for p in inside):
+                cloned.add(i)
+        return cloned
+
+    @staticmethod
+    def _reads(op: ir.Operation) -> list:
+        nested = _walk(op)
+        defined = set()
+        for o in nested:
+            defined.update(o.results)
+            for region in o.regions:
+                for block in region.blocks:
+                    defined.update(block.arguments)
+        return [(o, k, v) for o in nested for k, v in enumerate(o.operands) if v not in defined]
+
+    def signature(self, i: int) -> tuple:
+        op = self.ops[i]
+        body = tuple(o.name for o in _walk(op)[1:]) if len(op.regions) else ()
+        attributes = tuple(sorted((k, str(op.attributes[k])) for k in op.attributes))
+        return (
+            op.name,
+            tuple(str(v.type) for v in op.operands),
+            tuple(str(r.type) for r in op.results),
+            attributes,
+            body,
+        )
+
+    def clone_key(self, i: int) -> tuple:
+        """What a cloned value is, independent of where it sits."""
+        if i not in self._clone_keys:
+            inner = tuple(self.clone_key(self.producer[v][0]) for v in self.ops[i].operands)
+            self._clone_keys[i] = (self.signature(i), inner)
+        return self._clone_keys[i]
+
+    def _links(self, i: int) -> list[tuple]:
+        """What op `i` reads, as `block_shape` compares it: ("op", index, result, type) for a
+        value of another top-level op, ("clone", key) for a cloned one, ("arg", value, type)
+        else."""
+        if i not in self._link_cache:
+            links = []
+            for _, _, value in self.reads[i]:
+                p = self.producer.get(value)
+                if p is not None and p[0] in self.cloned:
+                    links.append(("clone", self.clone_key(p[0])))
+                elif p is not None:
+                    links.append(("op", *p, str(value.type)))
+                else:
+                    links.append(("arg", value, str(value.type)))
+            self._link_cache[i] = links
+        return self._link_cache[i]
+
+    def last_reader(self, i: int, r: int) -> int:
+        """The index of the last top-level op reading result `r` of op `i` (-1: none)."""
+        if (i, r) not in self._last_reader:
+            readers = self.readers.get(self.ops[i].results[r], ())
+            self._last_reader[i, r] = max(readers, default=-1)
+        return self._last_reader[i, r]
+
+    def block_shape(self, members: list[int]) -> tuple:
+        """How a block's ops connect: equal for blocks that outline to the same function (up
+        to what the signatures leave out)."""
+        position = {m: j for j, m in enumerate(members)}
+        inputs: dict = {}
+        shape = []
+        for m in members:
+            for link in self._links(m):
+                if link[0] == "op" and link[1] in position:
+                    shape.append(("in", position[link[1]], link[2]))
+                elif link[0] == "op":
+                    key = link[1:3]
+                    shape.append(("arg", inputs.setdefault(key, len(inputs)), link[3]))
+                elif link[0] == "arg":
+                    shape.append(("arg", inputs.setdefault(link[1], len(inputs)), link[2]))
+                else:
+                    shape.append(link)
+        last = members[-1]
+        outputs = tuple(
+            (j, r)
+            for j, m in enumerate(members)
+            for r in range(self.result_counts[m])
+            if self.last_reader(m, r) > last
+        )
+        return tuple(shape), outputs
+
+
+def _small(t: ir.Type) -> bool:
+    if not isinstance(t, ir.ShapedType):
+        return True
+    shaped = ir.ShapedType(t)
+    if not shaped.has_static_shape:
+        return False
+    n = 1
+    for s in shaped.shape:
+        n *= s
+    return n <= _SMALL_CONSTANT
+
+
+def _tandem_repeat(keys: list[int], min_period: int) -> tuple[int, int, int] | None:
+    """(period, first index of the run, length of the run) of the tandem repeat covering the
+    most ops: `keys[i] == keys[i + period]` for every i in the run."""
+    best, found = 0, None
+    n = len(keys)
+    for period in range(min_period, n // 2 + 1):
+        run = 0
+        for i in range(n - period):
+            run = run + 1 if keys[i] == keys[i + period] else 0
+            saved = (run // period) * period
+            if saved > best:
+                best, found = saved, (period, i - run + 1)
+    if found is None:
+        return None
+    period, start = found
+    run = 0
+    while start + run + period < n and keys[start + run] == keys[start + run + period]:
+        run += 1
+    return period, start, run
+
+
+def _blocks(fn: _Function, min_period: int) -> list[list[int]]:
+    """The blocks to outline (lists of top-level op indices), or none."""
+    ids: dict = {}
+    keys = [ids.setdefault(fn.signature(i), len(ids)) for i in fn.sequence]
+    repeat = _tandem_repeat(keys, min_period)
+    if repeat is None:
+        return []
+    period, start, run = repeat
+    span = run + period  # the ops covered, copies of the first period included
+    # the most blocks alike; then the fewest values out of each (a cut across a transformer's
+    # residual stream rather than through its attention)
+    best, rank = [], (0, 0)
+    for phase in range(start, start + min(period, span - 2 * period + 1)):
+        count = (start + span - phase) // period
+        blocks = [fn.sequence[phase + b * period : phase + (b + 1) * period] for b in range(count)]
+        groups: dict = {}
+        for block in blocks:
+            groups.setdefault(fn.block_shape(block), []).append(block)
+        shape, largest = max(groups.items(), key=lambda item: len(item[1]))
+        if (len(largest), -len(shape[1])) > rank:
+            best, rank = largest, (len(largest), -len(shape[1]))
+    return best if len(best) >= 2 else []
+
+
+def _interface(fn: _Function, members: list[int]):
+    """(inputs, cloned op indices, outputs) of a block: values read from outside (not cloned),
+    in order of first use; cloned ops read; values read after the block, in order."""
+    inside = set(members)
+    inputs: dict = {}
+    clones: dict = {}
+    for m in members:
+        for _, _, value in fn.reads[m]:
+            p = fn.producer.get(value)
+            if p is not None and p[0] in fn.cloned:
+                clones.setdefault(p[0])
+            elif p is None or p[0] not in inside:
+                inputs.setdefault(value)
+    outputs = [
+        value
+        for m in members
+        for value in fn.ops[m].results
+        if any(reader not in inside for reader in fn.readers.get(value, ()))
+    ]
+    return list(inputs), _with_operands(fn, clones), outputs
+
+
+def _outline(fn: _Function, members: list[int], name: str, module_body, renamed: dict):
+    """Moves the ops `members` into `func.func private @name` and calls it in their place;
+    `renamed` maps values earlier outlining replaced to their replacements (and is extended)."""
+    inputs, clones, outputs = _interface(fn, members)
+    first = fn.ops[members[0]]
+    with first.context, first.location:
+        with ir.InsertionPoint(module_body):
+            f = func.FuncOp(name, ([v.type for v in inputs], [v.type for v in outputs]))
+            f.sym_visibility = ir.StringAttr.get("private")
+            f.attributes[GLUE] = ir.UnitAttr.get()
+            entry = f.add_entry_block()
+        with ir.InsertionPoint(entry):
+            ret = func.ReturnOp(outputs)
+        with ir.InsertionPoint(first):
+            call = func.CallOp(
+                [v.type for v in outputs],
+                ir.FlatSymbolRefAttr.get(name),
+                [renamed.get(v, v) for v in inputs],
+            )
+    mapping = dict(zip(inputs, entry.arguments))
+    for i in sorted(clones):
+        copy = fn.ops[i].clone(ip=ir.InsertionPoint(ret))
+        for k, value in enumerate(fn.ops[i].operands):
+            copy.operands[k] = mapping[value]
+        mapping.update(zip(fn.ops[i].results, copy.results))
+    for m in members:
+        for op, k, value in fn.reads[m]:
+            if value in mapping:
+                op.operands[k] = mapping[value]
+        fn.ops[m].move_before(ret)
+    _rewire(fn, set(members), dict(zip(outputs, call.results)), renamed)
+
+
+def _rewire(fn: _Function, inside: set[int], results: dict, renamed: dict) -> None:
+    """Points the readers after a block at the call's `results` (value -> result)."""
+    renamed.update(results)
+    for value, result in results.items():
+        for reader in fn.readers[value] - inside:
+            for op, k, read in fn.reads[reader]:
+                if read == value:
+                    op.operands[k] = result
+
+
+def _with_operands(fn: _Function, clones: dict) -> set[int]:
+    """The cloned ops `clones` and the cloned ops they read, transitively."""
+    found, stack = set(), list(clones)
+    while stack:
+        i = stack.pop()
+        if i not in found:
+            found.add(i)
+            stack.extend(fn.producer[v][0] for v in fn.ops[i].operands)
+    return found
+
+
+@register_pass
+@dataclass(frozen=True)
+class AtenOutlineRepeatedBlocks(ModulePass):
+    """Outlines each block of a tandem repeat of top-level ops (a model's identical layers)
+    into a private function of its own, for `duplicate-function-elimination` to merge."""
+
+    name: ClassVar[str] = "aten-outline-repeated-blocks"
+    min_period: int = option(4, "ops (cloned ones not counted) below which a block stays")
+
+    def run(self, module_op: ir.Operation) -> None:
+        body = module_op.regions[0].blocks[0]
+        functions = [
+            op.operation
+            for op in body.operations
+            if op.operation.name == "func.func" and len(op.operation.regions[0].blocks)
+        ]
+        for function in functions:
+            fn = _Function(function.regions[0].blocks[0])
+            prefix = ir.StringAttr(function.attributes["sym_name"]).value
+            renamed: dict = {}
+            for b, block in enumerate(_blocks(fn, self.min_period)):
+                _outline(fn, block, f"{prefix}_block{b}", body, renamed)
