@@ -23,9 +23,11 @@ optimization like the segment itself (their loops have their own functions by th
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import ClassVar
 
+import numpy as np
 from mlir import ir
 from mlir.dialects import func
 
@@ -43,6 +45,8 @@ _CLONED = frozenset(
         "tensor.cast",
     }
 )
+# Cuts (of the fewest crossing values) tried per repeat.
+_PHASES = 4
 # Constants up to this many elements are cloned (a weight folded to a constant is passed).
 _SMALL_CONSTANT = 16
 
@@ -191,23 +195,36 @@ def _small(t: ir.Type) -> bool:
 
 def _tandem_repeat(keys: list[int], min_period: int) -> tuple[int, int, int] | None:
     """(period, first index of the run, length of the run) of the tandem repeat covering the
-    most ops: `keys[i] == keys[i + period]` for every i in the run."""
+    most ops: `keys[i] == keys[i + period]` for every i in the run. Vectorized over positions
+    (one comparison of shifted copies per period): a 48-layer model has thousands of ops."""
+    a = np.asarray(keys)
     best, found = 0, None
-    n = len(keys)
-    for period in range(min_period, n // 2 + 1):
-        run = 0
-        for i in range(n - period):
-            run = run + 1 if keys[i] == keys[i + period] else 0
-            saved = (run // period) * period
-            if saved > best:
-                best, found = saved, (period, i - run + 1)
-    if found is None:
-        return None
-    period, start = found
-    run = 0
-    while start + run + period < n and keys[start + run] == keys[start + run + period]:
-        run += 1
-    return period, start, run
+    for period in range(min_period, len(keys) // 2 + 1):
+        same = np.concatenate(([False], a[:-period] == a[period:], [False]))
+        edges = np.flatnonzero(same[1:] != same[:-1])
+        if not len(edges):
+            continue
+        starts, lengths = edges[0::2], edges[1::2] - edges[0::2]
+        longest = int(lengths.argmax())
+        saved = (int(lengths[longest]) // period) * period
+        if saved > best:
+            best, found = saved, (period, int(starts[longest]), int(lengths[longest]))
+    return found
+
+
+def _crossing(fn: _Function) -> list[int]:
+    """For each position q of the sequence: how many values of earlier ops are read at or after
+    it (what a block starting there would take in)."""
+    where = {i: q for q, i in enumerate(fn.sequence)}
+    end = len(fn.sequence)
+    delta = [0] * (end + 2)
+    for i in fn.sequence:
+        for r in range(fn.result_counts[i]):
+            last = fn.last_reader(i, r)
+            if last > i:  # crosses the cuts after op i up to the one right before its reader
+                delta[where[i] + 1] += 1
+                delta[where.get(last, end) + 1] -= 1
+    return list(itertools.accumulate(delta))
 
 
 def _blocks(fn: _Function, min_period: int) -> list[list[int]]:
@@ -219,10 +236,15 @@ def _blocks(fn: _Function, min_period: int) -> list[list[int]]:
         return []
     period, start, run = repeat
     span = run + period  # the ops covered, copies of the first period included
-    # the most blocks alike; then the fewest values out of each (a cut across a transformer's
-    # residual stream rather than through its attention)
+    # Cuts where the fewest values cross (a transformer's residual stream rather than the middle
+    # of its attention) are tried; of those, the one with the most blocks alike, then the
+    # fewest values out of each.
+    crossing = _crossing(fn)
+    phases = sorted(
+        range(start, start + min(period, span - 2 * period + 1)), key=crossing.__getitem__
+    )
     best, rank = [], (0, 0)
-    for phase in range(start, start + min(period, span - 2 * period + 1)):
+    for phase in phases[:_PHASES]:
         count = (start + span - phase) // period
         blocks = [fn.sequence[phase + b * period : phase + (b + 1) * period] for b in range(count)]
         groups: dict = {}
