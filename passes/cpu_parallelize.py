@@ -25,7 +25,7 @@ from mlir import ir
 from mlir.dialects import arith, builtin, func, llvm, scf
 
 from .cpu_parallel_deps import iterations_independent
-from .registry import ModulePass, nested_ops, option, register_pass
+from .registry import ModulePass, defined_functions, nested_ops, option, register_pass
 
 RUNTIME = "aten_mlir_parallel_for"
 # Estimated ops (a vector op counts its lanes / 8) below which a loop stays serial: waking the
@@ -307,14 +307,8 @@ class ParallelizeLoops(ModulePass):
 
     def run(self, module_op: ir.Operation) -> None:
         with module_op.context:
-            block = module_op.regions[0].blocks[0]
-            functions = [
-                op.operation
-                for op in block.operations
-                if op.operation.name == "func.func" and len(op.operation.regions[0].blocks)
-            ]
             outlined = False
-            for f in functions:
+            for f in defined_functions(module_op):
                 plans: list[_Plan] = []
                 _find(f.regions[0].blocks[0], self.min_work, plans)
                 base = ir.StringAttr(f.attributes["sym_name"]).value

@@ -31,7 +31,14 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import func
 
-from .registry import ModulePass, option, register_pass
+from .registry import (
+    ModulePass,
+    defined_functions,
+    option,
+    outside_uses,
+    register_pass,
+    walked_ops,
+)
 
 GLUE = "aten.glue"
 # Ops rematerialized in each block's function (when their operands are) rather than passed.
@@ -51,17 +58,6 @@ _PHASES = 4
 _SMALL_CONSTANT = 16
 
 
-def _walk(op: ir.Operation) -> list[ir.Operation]:
-    found: list[ir.Operation] = []
-
-    def visit(o):
-        found.append(o)
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
-    return found
-
-
 class _Function:
     """The top-level ops of one function body, with what outlining needs to know about them,
     read once before anything changes."""
@@ -78,7 +74,7 @@ class _Function:
         ]
         # per top-level op: (nested op, operand index, value) for each value it reads from
         # outside itself
-        self.reads = [self._reads(op) for op in self.ops]
+        self.reads = [outside_uses(walked_ops(op)) for op in self.ops]
         self.readers: dict = {}  # value -> indices of the top-level ops reading it
         for i, reads in enumerate(self.reads):
             for _, _, value in reads:
@@ -100,20 +96,9 @@ class _Function:
                 cloned.add(i)
         return cloned
 
-    @staticmethod
-    def _reads(op: ir.Operation) -> list:
-        nested = _walk(op)
-        defined = set()
-        for o in nested:
-            defined.update(o.results)
-            for region in o.regions:
-                for block in region.blocks:
-                    defined.update(block.arguments)
-        return [(o, k, v) for o in nested for k, v in enumerate(o.operands) if v not in defined]
-
     def signature(self, i: int) -> tuple:
         op = self.ops[i]
-        body = tuple(o.name for o in _walk(op)[1:]) if len(op.regions) else ()
+        body = tuple(o.name for o in walked_ops(op)[1:]) if len(op.regions) else ()
         attributes = tuple(sorted((k, str(op.attributes[k])) for k in op.attributes))
         return (
             op.name,
@@ -343,12 +328,7 @@ class AtenOutlineRepeatedBlocks(ModulePass):
 
     def run(self, module_op: ir.Operation) -> None:
         body = module_op.regions[0].blocks[0]
-        functions = [
-            op.operation
-            for op in body.operations
-            if op.operation.name == "func.func" and len(op.operation.regions[0].blocks)
-        ]
-        for function in functions:
+        for function in defined_functions(module_op):
             fn = _Function(function.regions[0].blocks[0])
             prefix = ir.StringAttr(function.attributes["sym_name"]).value
             renamed: dict = {}

@@ -19,7 +19,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, memref
 
-from .registry import ModulePass, nested_ops, register_pass
+from .registry import ModulePass, defined_functions, nested_ops, register_pass
 
 # Ops whose result views (aliases) the memory of operand 0.
 _VIEWS = frozenset(
@@ -136,12 +136,7 @@ class AtenSplitFreshDeallocs(ModulePass):
     name: ClassVar[str] = "aten-split-fresh-deallocs"
 
     def run(self, module_op: ir.Operation) -> None:
-        body = module_op.regions[0].blocks[0]
-        functions = [
-            op.operation
-            for op in body.operations
-            if op.operation.name == "func.func" and len(op.operation.regions[0].blocks)
-        ]
+        functions = defined_functions(module_op)
         fresh = {
             ir.StringAttr(f.attributes["sym_name"]).value for f in functions if _returns_fresh(f)
         }

@@ -60,9 +60,7 @@ def test_layers_differing_in_a_constant_stay_apart_and_stay_right(tmp_path):
     assert "2.500000e-01" in segment and "2.500000e-01" not in functions
 
 
-def test_layers_go_back_inline_when_deallocation_needs_a_runtime_alias_check(
-    tmp_path, monkeypatch
-):
+def test_layers_go_back_inline_when_deallocation_needs_a_runtime_alias_check(tmp_path, monkeypatch):
     from aten_mlir.passes import split_deallocs
 
     # as if a layer returned a view of its input: its results cannot be freed one by one
