@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import hashlib
 import importlib.util
 import io
 import os
@@ -221,7 +222,7 @@ def _build(
         objects = _codegen(bitcode, [*llc, *target], Path(work))
         # hash our own .so: a racing process may replace the published one
         with atomic_path(entry.so) as so:
-            _run(_link_command(objects, so))
+            _run(_link_command(objects, so, _support_object(entry.directory)))
             digest = file_sha256(so)
     entry.write_sidecar(digest, functions, opt_level, CPU)
 
@@ -273,28 +274,43 @@ def opt_flags(opt_level: int, functions: list[str], glue: list[str] = ()) -> lis
 _GLUE_ATTRS = ("noinline", "optnone")
 
 
-def _link_command(objects: list[Path], out: Path) -> list[str] | None:
-    """`cc -shared`, else `ld -shared`, else None (no linker: JIT instead)."""
+def _link_command(objects: list[Path], out: Path, support: Path | None = None):
+    """`cc -shared` (with `support`, else `runtime_support.c`), else `ld -shared`, else None
+    (no linker: JIT instead)."""
     # -Bsymbolic: the module's own functions must not bind to same-named libc symbols.
-    cc = _which("cc") or _which("gcc") or _which("clang")
+    cc = _c_compiler()
     if cc:
-        support = str(Path(__file__).with_name("runtime_support.c"))
-        return [
-            cc,
-            "-shared",
-            "-O2",
-            "-fPIC",
-            "-Wl,-Bsymbolic",
-            "-o",
-            str(out),
+        support = support or _SUPPORT
+        return [cc, "-shared", "-O2", "-fPIC", "-Wl,-Bsymbolic", "-o", str(out)] + [
             *map(str, objects),
-            support,
+            str(support),
             "-lm",
         ]
     ld = _which("ld") or _which("ld.lld")
     if ld:
         return [ld, "-shared", "-Bsymbolic", "-o", str(out), *map(str, objects), "-lm", "-lc"]
     return None
+
+
+_SUPPORT = Path(__file__).with_name("runtime_support.c")
+
+
+def _c_compiler() -> str | None:
+    return _which("cc") or _which("gcc") or _which("clang")
+
+
+def _support_object(directory: Path) -> Path | None:
+    """`runtime_support.c` compiled once per cache directory and compiler (under `support/`,
+    keyed by both), rather than by every link: it was a twentieth of a cold compile."""
+    cc = _c_compiler()
+    if cc is None:
+        return None
+    digest = hashlib.sha256(_SUPPORT.read_bytes() + cc.encode()).hexdigest()[:16]
+    obj = directory / "support" / f"runtime_support-{digest}.o"
+    if not obj.is_file():
+        with atomic_path(obj) as tmp:
+            _run([cc, "-c", "-O2", "-fPIC", "-o", str(tmp), str(_SUPPORT)])
+    return obj
 
 
 def _which(name: str) -> str | None:

@@ -28,7 +28,8 @@ def check_add(lib) -> None:
 
 
 def entry_files(directory) -> list[str]:
-    return sorted(p.name for p in directory.iterdir())
+    # support/: runtime_support.c compiled once for every entry
+    return sorted(p.name for p in directory.iterdir() if p.name != "support")
 
 
 # Runs in a fresh interpreter: compiles TEXT from $ATEN_MLIR_CACHE_DIR with every way of starting
@@ -198,3 +199,15 @@ def test_build_errors_leave_no_files(tmp_path):
     assert entry_files(tmp_path) == []
     with pytest.raises(ValueError, match="opt_level"):
         compile_llvm_module(TEXT, opt_level=4, cache_dir=tmp_path)
+
+
+def test_the_runtime_support_is_compiled_once_per_cache_directory(tmp_path, monkeypatch):
+    compile_llvm_module(TEXT, cache_dir=tmp_path)
+    (support,) = (tmp_path / "support").iterdir()
+    built = support.stat().st_mtime_ns
+    compile_llvm_module(TEXT, opt_level=2, cache_dir=tmp_path)  # another entry, same support
+    assert [support] == list((tmp_path / "support").iterdir())
+    assert support.stat().st_mtime_ns == built
+    support.unlink()  # a cleaned cache builds it again
+    check_add(compile_llvm_module(TEXT, opt_level=1, cache_dir=tmp_path))
+    assert support.is_file()
