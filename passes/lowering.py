@@ -42,8 +42,9 @@ LOWERING_STAGES: list[Stage] = [
     ),
     Stage(
         "fusion",
-        "canonicalize,aten-generalize-products,aten-fold-transposes,linalg-fuse-elementwise-ops,"
-        "cse,canonicalize," + OUTLINE_REPEATS,
+        "canonicalize,aten-generalize-products,aten-fold-transposes,"
+        "aten-clone-broadcast-producers,linalg-fuse-elementwise-ops,cse,canonicalize,"
+        + OUTLINE_REPEATS,
         "products as generics reading transposed operands through their maps, then "
         "producer-consumer fusion of elementwise linalg.generic ops; repeated blocks (layers) "
         "as calls of one function",
