@@ -19,7 +19,7 @@ from .registry import ModulePass, defined_functions, option, register_pass
 
 
 def _elementwise(op: ir.Operation) -> bool:
-    """A generic of one result, all-parallel, every operand through the identity map."""
+    """A generic of one result, all-parallel, every operand through the same permutation."""
     if op.name != "linalg.generic" or len(op.results) != 1:
         return False
     iterators = ir.ArrayAttr(op.attributes["iterator_types"])

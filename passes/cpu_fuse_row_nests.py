@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .registry import ModulePass, register_pass
+from .registry import MEMREF_VIEWS, ModulePass, register_pass, view_root
 
 # Accesses: op name -> (position of the memref, position of the first index, is a write).
 _ACCESSES = {
@@ -29,10 +29,6 @@ _ACCESSES = {
     "vector.store": (1, 2, True),
     "vector.maskedstore": (0, 1, True),
 }
-_VIEWS = frozenset(
-    ("memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast")
-    + ("memref.reinterpret_cast",)
-)
 _PURE_PREFIXES = ("arith.", "math.", "index.", "affine.apply", "ub.")
 _CONTROL = frozenset(("scf.for", "scf.if", "scf.yield", "scf.reduce", "memref.dim"))
 _VECTOR_MEMORY = ("load", "store", "transfer", "gather", "scatter", "print", "expand", "compress")
@@ -40,17 +36,11 @@ _VECTOR_MEMORY = ("load", "store", "transfer", "gather", "scatter", "print", "ex
 _HOISTABLE = frozenset(("memref.alloc", "memref.expand_shape", "memref.collapse_shape"))
 
 
-def _root(v: ir.Value) -> ir.Value:
-    while not isinstance(v.owner, ir.Block) and v.owner.name in _VIEWS:
-        v = v.owner.operands[0]
-    return v
-
-
 def _pure(op: ir.Operation) -> bool:
     name = op.name
     if name.startswith("vector."):
         return not any(k in name for k in _VECTOR_MEMORY)
-    return name.startswith(_PURE_PREFIXES) or name in _CONTROL or name in _VIEWS
+    return name.startswith(_PURE_PREFIXES) or name in _CONTROL or name in MEMREF_VIEWS
 
 
 def _accesses(nest: ir.Operation) -> list[tuple] | None:
@@ -108,10 +98,10 @@ def _independent(a: ir.Operation, b: ir.Operation) -> bool:
         return False
     ivs_a = a.regions[0].blocks[0].arguments
     ivs_b = b.regions[0].blocks[0].arguments
-    roots = {_root(m) for m, _, _ in found_a} | {_root(m) for m, _, _ in found_b}
+    roots = {view_root(m) for m, _, _ in found_a} | {view_root(m) for m, _, _ in found_b}
     for root in roots:
-        in_a = [x for x in found_a if _root(x[0]) == root]
-        in_b = [x for x in found_b if _root(x[0]) == root]
+        in_a = [x for x in found_a if view_root(x[0]) == root]
+        in_b = [x for x in found_b if view_root(x[0]) == root]
         if not in_a or not in_b or not any(w for _, _, w in in_a + in_b):
             continue
         if isinstance(root.owner, ir.Block):

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from mlir import ir
 
+from .registry import MEMREF_VIEWS, view_root
+
 CONCRETE_TRIPS = 256
 
 Bound = tuple[int, int]  # a * iv + b
@@ -27,23 +29,9 @@ Interval = tuple[Bound, Bound]
 # when there is no remainder): accesses under it touch nothing.
 EMPTY = ((0, 0), (0, -1))
 
-# The source of a view is operand 0: what it aliases.
-_VIEWS = frozenset(
-    {
-        "memref.subview",
-        "memref.collapse_shape",
-        "memref.expand_shape",
-        "memref.cast",
-        "memref.reinterpret_cast",
-        "memref.view",
-        "memref.transpose",
-    }
-)
 # Ops without memory effects (beyond what the names say) that may sit in a parallel body.
 _PURE_PREFIXES = ("arith.", "math.", "index.", "complex.", "ub.", "affine.apply", "scf.")
-_PURE_MEMREF = frozenset(
-    {*_VIEWS, "memref.dim", "memref.extract_strided_metadata", "memref.assume_alignment"}
-)
+_PURE_MEMREF = frozenset({*MEMREF_VIEWS, "memref.dim", "memref.assume_alignment"})
 # vector ops that touch memory (the rest are pure): memref operand 0 for loads, 1 for stores
 _VECTOR_MEMORY = {
     "vector.load": (0, False),
@@ -81,12 +69,6 @@ def _defining_op(value: ir.Value):
     if isinstance(owner, ir.Block):
         return None
     return owner.operation if hasattr(owner, "operation") else owner
-
-
-def _root(value: ir.Value) -> ir.Value:
-    while (op := _defining_op(value)) is not None and op.name in _VIEWS:
-        value = op.operands[0]
-    return value
 
 
 def _accesses(loop: ir.Operation) -> list[_Access] | None:
@@ -302,7 +284,7 @@ def iterations_independent(loop: ir.Operation) -> bool:
         return False
     by_root: dict = {}
     for a in accesses:
-        by_root.setdefault(_root(a.memref), []).append(a)
+        by_root.setdefault(view_root(a.memref), []).append(a)
     arguments = [r for r in by_root if isinstance(r.owner, ir.Block) and not _inside_op(r, loop)]
     bounds = _static_bounds(loop)
     for root, group in by_root.items():

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from .registry import view_root
+
 # combining op -> vector.reduction kind
 COMBINING_KINDS = {
     "arith.addf": "add",
@@ -178,19 +180,6 @@ def _combiners(block: ir.Block, num_inputs: int):
     return tuple(kinds), tuple(ops)
 
 
-_VIEWS = frozenset(
-    ("memref.subview", "memref.collapse_shape", "memref.expand_shape", "memref.cast")
-    + ("memref.reinterpret_cast",)
-)
-
-
-def _root(v: ir.Value) -> ir.Value:
-    """The buffer `v` is a view of."""
-    while not isinstance(v.owner, ir.Block) and v.owner.name in _VIEWS:
-        v = v.owner.operands[0]
-    return v
-
-
 def _lane_load(o: ir.Operation, varying: set, lane_index: set) -> bool:
     """A `memref.load` at uniform indices but for the last, the lane dim's index, of a row with
     unit stride: one vector load per step (an embedding row, gathered by a per-row index)."""
@@ -212,7 +201,7 @@ def _varying(op: ir.Operation, num_inputs: int, lane_args: set[int], dim: int) -
     block = op.regions[0].blocks[0]
     varying = {block.arguments[i] for i in lane_args}
     lane_index = set()
-    written = {_root(v) for v in list(op.operands)[num_inputs:]}
+    written = {view_root(v) for v in list(op.operands)[num_inputs:]}
     ops = list(block.operations)
     for o in ops[:-1]:
         if o.name == "linalg.index":
@@ -221,7 +210,7 @@ def _varying(op: ir.Operation, num_inputs: int, lane_args: set[int], dim: int) -
                 lane_index.add(o.results[0])
             continue
         if o.name == "memref.load":
-            if _root(o.operands[0]) in written:
+            if view_root(o.operands[0]) in written:
                 return None
             if any(v in varying for v in o.operands):
                 if not _lane_load(o, varying, lane_index):

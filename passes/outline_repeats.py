@@ -24,6 +24,7 @@ optimization like the segment itself (their loops have their own functions by th
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -156,14 +157,19 @@ class _Function:
                     shape.append(("arg", inputs.setdefault(link[1], len(inputs)), link[2]))
                 else:
                     shape.append(link)
+        outputs = tuple((position[m], r) for m, r in self.outputs(members))
+        return tuple(shape), outputs
+
+    def outputs(self, members: list[int]) -> list[tuple[int, int]]:
+        """(op, result) of the block's values read after it, in order of definition (only a
+        cloned op sits between members, and it reads no value of theirs)."""
         last = members[-1]
-        outputs = tuple(
-            (j, r)
-            for j, m in enumerate(members)
+        return [
+            (m, r)
+            for m in members
             for r in range(self.result_counts[m])
             if self.last_reader(m, r) > last
-        )
-        return tuple(shape), outputs
+        ]
 
 
 def _small(t: ir.Type) -> bool:
@@ -172,10 +178,7 @@ def _small(t: ir.Type) -> bool:
     shaped = ir.ShapedType(t)
     if not shaped.has_static_shape:
         return False
-    n = 1
-    for s in shaped.shape:
-        n *= s
-    return n <= _SMALL_CONSTANT
+    return math.prod(shaped.shape) <= _SMALL_CONSTANT
 
 
 def _tandem_repeat(keys: list[int], min_period: int) -> tuple[int, int, int] | None:
@@ -254,12 +257,7 @@ def _interface(fn: _Function, members: list[int]):
                 clones.setdefault(p[0])
             elif p is None or p[0] not in inside:
                 inputs.setdefault(value)
-    outputs = [
-        value
-        for m in members
-        for value in fn.ops[m].results
-        if any(reader not in inside for reader in fn.readers.get(value, ()))
-    ]
+    outputs = [fn.ops[m].results[r] for m, r in fn.outputs(members)]
     return list(inputs), _with_operands(fn, clones), outputs
 
 

@@ -267,3 +267,26 @@ def outside_uses(ops: list[ir.Operation]) -> list[tuple[ir.Operation, int, ir.Va
             for block in region.blocks:
                 defined.update(block.arguments)
     return [(op, i, v) for op in ops for i, v in enumerate(op.operands) if v not in defined]
+
+
+# memref ops whose result views (aliases) the memory of operand 0 (for extract_strided_metadata:
+# result 0, the base buffer).
+MEMREF_VIEWS = frozenset(
+    {
+        "memref.subview",
+        "memref.collapse_shape",
+        "memref.expand_shape",
+        "memref.cast",
+        "memref.reinterpret_cast",
+        "memref.view",
+        "memref.transpose",
+        "memref.extract_strided_metadata",
+    }
+)
+
+
+def view_root(value: ir.Value) -> ir.Value:
+    """The buffer `value` is a view of (itself when it is no view)."""
+    while not isinstance(value.owner, ir.Block) and value.owner.name in MEMREF_VIEWS:
+        value = value.owner.operands[0]
+    return value

@@ -19,27 +19,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, memref
 
-from .registry import ModulePass, defined_functions, nested_ops, register_pass
-
-# Ops whose result views (aliases) the memory of operand 0.
-_VIEWS = frozenset(
-    {
-        "memref.subview",
-        "memref.expand_shape",
-        "memref.collapse_shape",
-        "memref.cast",
-        "memref.reinterpret_cast",
-        "memref.transpose",
-        "memref.view",
-        "memref.extract_strided_metadata",
-    }
-)
-
-
-def _root(value: ir.Value) -> ir.Value:
-    while not isinstance(value.owner, ir.Block) and value.owner.name in _VIEWS:
-        value = value.owner.operands[0]
-    return value
+from .registry import ModulePass, defined_functions, nested_ops, register_pass, view_root
 
 
 def _returns_fresh(function: ir.Operation) -> bool:
@@ -51,11 +31,11 @@ def _returns_fresh(function: ir.Operation) -> bool:
     returned = [op for op in ops if op.name == "func.return"]
     if len(returned) != 1:
         return False
-    roots = [_root(v) for v in returned[0].operands]
+    roots = [view_root(v) for v in returned[0].operands]
     for root in roots:
         if isinstance(root.owner, ir.Block) or root.owner.name != "memref.alloc":
             return False
-    freed = {_root(v) for op in ops for v in _freed(op)}
+    freed = {view_root(v) for op in ops for v in _freed(op)}
     return len(set(roots)) == len(roots) and not freed.intersection(roots)
 
 
@@ -106,10 +86,10 @@ def _split(dealloc: ir.Operation, fresh_callees: set[str]) -> bool:
     memrefs, conditions, retained = operands[:n], operands[n : 2 * n], operands[2 * n :]
     if len(retained) != kept or not all(_is_true(c) for c in conditions):
         return False
-    roots = [_root(m) for m in memrefs]
+    roots = [view_root(m) for m in memrefs]
     if not all(_fresh(r, fresh_callees) for r in roots) or len(set(roots)) != len(roots):
         return False
-    kept_roots = [_root(r) for r in retained]
+    kept_roots = [view_root(r) for r in retained]
     # a retained value must be known to be one of the buffers or none of them: another fresh
     # buffer or a function argument is none; an scf.if or a select may be any
     known = (r in roots or _fresh(r, fresh_callees) or _argument(r, dealloc) for r in kept_roots)

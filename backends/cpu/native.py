@@ -280,12 +280,8 @@ def _link_command(objects: list[Path], out: Path, support: Path | None = None):
     # -Bsymbolic: the module's own functions must not bind to same-named libc symbols.
     cc = _c_compiler()
     if cc:
-        support = support or _SUPPORT
-        return [cc, "-shared", "-O2", "-fPIC", "-Wl,-Bsymbolic", "-o", str(out)] + [
-            *map(str, objects),
-            str(support),
-            "-lm",
-        ]
+        flags = ["-shared", "-O2", "-fPIC", "-Wl,-Bsymbolic"]
+        return [cc, *flags, "-o", str(out), *map(str, objects), str(support or _SUPPORT), "-lm"]
     ld = _which("ld") or _which("ld.lld")
     if ld:
         return [ld, "-shared", "-Bsymbolic", "-o", str(out), *map(str, objects), "-lm", "-lc"]
