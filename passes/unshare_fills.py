@@ -57,7 +57,10 @@ class UnshareFills(ModulePass):
         fills = [
             op
             for op in nested_ops(module_op)
-            if op.name == "linalg.fill" and isinstance(op.results[0].type, ir.RankedTensorType)
+            # a fill on a memref has no result (nothing is shared through SSA)
+            if op.name == "linalg.fill"
+            and len(op.results) == 1
+            and isinstance(op.results[0].type, ir.RankedTensorType)
         ]
         for fill in fills:
             shared_slices = []
