@@ -71,15 +71,8 @@ def compile_kernels(library, target, xblock: int = 1024) -> dict[str, dict]:
 
 
 def _jit_module(library):
-    """The generated module imported again with interpretation off (JIT functions)."""
-    import importlib.util
-    import sys
+    """The generated module executed again (from its text) with interpretation off: JIT
+    functions."""
+    from .module_files import execute
 
-    name = f"aten_mlir_triton_aot_{library.path.stem}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, library.path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return execute(library.source, library.path, f"aten_mlir_triton_aot_{library.path.stem}")

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from mlir import ir
 
+from .source_text import integer
+
 CALLEE = "aten_triton_conv"
 CONV_ATTR = "aten.conv"  # "sh,sw,dh,dw,ph,pw"
 WINDOW_ATTR = "aten.window_map"  # set by triton-fold-padding on the reader it rewrote
@@ -157,7 +159,8 @@ def _operands(op: ir.Operation):
 def launch_args(w, call: ir.Operation, extra: str = "") -> tuple[str, str]:
     """(grid, arguments) of the launch of conv `call`."""
     x, f, out = (w.v(v) for v in call.operands)
-    sh, sw, dh, dw, ph, pw = ir.StringAttr(call.attributes[CONV_ATTR]).value.split(",")
+    spec = ir.StringAttr(call.attributes[CONV_ATTR]).value
+    sh, sw, dh, dw, ph, pw = (integer(x) for x in spec.split(","))  # text until checked
     w.emit(f"NB, C, IH, IW = {x}.shape")
     w.emit(f"F, KH, KW = {f}.shape[0], {f}.shape[2], {f}.shape[3]")
     w.emit(f"OH, OW = {out}.shape[2], {out}.shape[3]")

@@ -25,6 +25,7 @@ from .kernel_memory import Memory, dead_after, private, root_of
 from .kernel_types import Kernel, KernelError, Param, View, param_signature, tl_type
 from .ops import OPS
 from .rematerialize import ops_after, refills
+from .source_text import comment
 
 
 class _NeedScalar(Exception):
@@ -193,7 +194,7 @@ class KernelWriter:
             self.emit_block(root.regions[0].blocks[0])
         args = ", ".join(p.name for p in self.params)
         xblock = ", XBLOCK: tl.constexpr" if self.mode == "block" else ""
-        ops = "\n".join(f"# {loc}" for loc in self.locations)
+        ops = "\n".join(comment(loc) for loc in self.locations)
         header = f"{ops}\n@triton.jit\ndef {self.name}({args}{xblock}):"
         self._drop_dead_stores()
         body = "\n".join(line for line in self.lines if line)

@@ -17,14 +17,17 @@ from . import epilogue, matmul, operand_prologue
 from .host import HOST, _host_constant, _torch_dtype, _typed
 from .kernel import KernelWriter, _NeedScalar, all_ops
 from .kernel_types import Kernel, KernelError
+from .source_text import launcher_name
 
 
 class SegmentWriter:
-    """Writes the launcher `def <name>(...)` of one segment function and collects its kernels."""
+    """Writes the launcher `def run_<name>(...)` of one segment function (the `index`th of the
+    module) and collects its kernels."""
 
-    def __init__(self, fn: ir.Operation, prefix: str):
+    def __init__(self, fn: ir.Operation, prefix: str, index: int):
         self.fn = fn
-        self.name = ir.StringAttr(fn.attributes["sym_name"]).value
+        self.symbol = ir.StringAttr(fn.attributes["sym_name"]).value
+        self.name = launcher_name(self.symbol, index)  # never the symbol itself: see source_text
         self.prefix = prefix
         self.lines: list[str] = []
         self.depth = 1

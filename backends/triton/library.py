@@ -1,22 +1,21 @@
 """The Triton module of a compiled program: kernels + launchers in one Python file, imported.
 
-`@triton.jit` reads its function's source, so the generated module is a real file (in the
-cache directory, named by its content hash) and is imported from there. Without a GPU the
-kernels are defined under Triton's interpreter and run on CPU tensors.
+The module runs from the text generated here, never from a file read back (see
+`module_files`); the file written beside it (named by its content hash, in a private
+directory) is for tracebacks. Launchers are named `run_<function>` and kernels `k_...`, never
+after a program string as such (see `source_text`). Without a GPU the kernels are defined
+under Triton's interpreter and run on CPU tensors.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
-import os
-import sys
-import tempfile
+import warnings
 from pathlib import Path
 
 import torch
 from mlir import ir
 
+from . import module_files
 from .kernel import Kernel
 from .launch import interpreting
 from .launcher import SegmentWriter
@@ -70,9 +69,12 @@ class TritonLibrary:
         self.module = module
         self.key = None
         self.cached = False
+        self.launchers: dict[str, str] = {}  # function symbol -> its launcher's Python name
 
     def function(self, name: str, arg_types, result_types):
-        launcher = getattr(self.module, name)
+        if name not in self.launchers:
+            raise KeyError(f"no function '{name}' in the Triton module")
+        launcher = getattr(self.module, self.launchers[name])
 
         def call(*tensors):
             return list(launcher(*tensors))
@@ -88,16 +90,18 @@ class TritonLibrary:
         return compile_kernels(self, target)
 
 
-def emit_source(module: ir.Module) -> tuple[str, list[Kernel]]:
-    """The Python source of every segment function of `module` (at loop level)."""
-    kernels, launchers = [], []
+def emit_source(module: ir.Module) -> tuple[str, list[Kernel], dict[str, str]]:
+    """The Python source of every segment function of `module` (at loop level), its kernels,
+    and the launcher name of each function."""
+    kernels, launchers, names = [], [], {}
     for op in module.body.operations:
         op = op.operation
         if op.name != "func.func" or len(op.regions[0].blocks) == 0:
             continue
-        writer = SegmentWriter(op, "k")
+        writer = SegmentWriter(op, "k", len(names))
         launchers.append(writer.write())
         kernels.extend(writer.kernels)
+        names[writer.symbol] = writer.name
     for k in kernels:  # the IR is freed after compile(): keep no handle into it
         k.bounds = []
         for p in k.params:
@@ -106,39 +110,32 @@ def emit_source(module: ir.Module) -> tuple[str, list[Kernel]]:
     for k in kernels:
         parts.append(k.source)
     parts.extend(launchers)
-    return "\n\n".join(parts), kernels
+    return "\n\n".join(parts), kernels, names
 
 
 def build(module: ir.Module, cache_dir: Path | None = None, dump_dir: Path | None = None):
-    source, kernels = emit_source(module)
-    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
-    root = Path(cache_dir) if cache_dir else Path(tempfile.gettempdir()) / "aten_mlir_triton"
-    root = root / "triton"
-    root.mkdir(parents=True, exist_ok=True)
-    path = root / f"program_{digest}.py"
-    if not path.exists():
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(source)
-        tmp.replace(path)
+    source, kernels, launchers = emit_source(module)
+    key = module_files.digest(source)
+    path = module_files.private_dir(cache_dir) / f"program_{key[:24]}.py"
+    try:
+        module_files.write_atomic(path, source)
+    except OSError as e:  # the file is for tracebacks only: the module runs from `source`
+        warnings.warn(f"aten-mlir: could not write {path} ({e})", stacklevel=2)
     if dump_dir is not None:
         (Path(dump_dir) / "07-triton.py").write_text(source)
-    return TritonLibrary(source, path, kernels, load(path))
+    library = TritonLibrary(source, path, kernels, load(source, path))
+    library.launchers = launchers
+    return library
 
 
-def load(path: Path):
-    """Imports the generated module (under the interpreter when there is no GPU)."""
+def load(source: str, path: Path):
+    """The generated module, executed from `source` (under the interpreter when there is no
+    GPU)."""
     import triton
 
     if interpreting():
         triton.knobs.runtime.interpret = True
-    name = f"aten_mlir_triton_{path.stem}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return module_files.execute(source, path, f"aten_mlir_triton_{path.stem}")
 
 
 def device() -> torch.device:

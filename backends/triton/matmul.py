@@ -21,6 +21,7 @@ from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
 
 from . import conv
 from .kernel_types import Kernel, Param, param_signature
+from .source_text import comment, integer
 
 CALLEE = "aten_triton_matmul"
 LAYOUT_ATTR = "aten.dot_layout"
@@ -307,7 +308,7 @@ def kernel(
         reads |= {p for p in tail.read if f"tl.load({p} +" in body}
         writes |= {p for p in tail.written if f"tl.store({p} +" in body}
         locations = [*locations, *(x for x in tail.locations if x not in locations)]
-    header = "\n".join(f"# {loc}" for loc in locations)
+    header = "\n".join(comment(loc) for loc in locations)
     mode = "conv" if is_conv else "matmul"
     return Kernel(name, mode, header + source, params + extra, [], locations, reads, writes)
 
@@ -361,7 +362,7 @@ def _views(w, call: ir.Operation) -> list[str]:
     views = []
     for operand, spec in zip(call.operands, layout.split(";")):
         tokens = spec.split(":")[1].split(",")
-        order = [t for t in tokens if t != "x"]
+        order = [integer(t) for t in tokens if t != "x"]  # an attribute: text until checked
         view = f"{w.v(operand)}.permute({', '.join(order)},)"
         for pos, t in enumerate(tokens):
             if t == "x":

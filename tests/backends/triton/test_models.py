@@ -45,7 +45,7 @@ def test_kernels_name_their_aten_ops_and_source_lines(tmp_path):
     imp = imported("gpt2")
     aten_mlir.compile(imp.program, target="triton", dump_dir=tmp_path)
     source = (tmp_path / "07-triton.py").read_text()
-    assert "@triton.jit" in source and "def segment0(" in source
+    assert "@triton.jit" in source and "def run_segment0(" in source
     assert "modeling_gpt2.py:" in source  # the user's lines, above the kernels fused from them
     assert "(node layer_norm" in source and "(node addmm" in source
 
