@@ -13,6 +13,7 @@ from . import (  # noqa: F401  (registers the passes)
     cpu_vectorize,
     decompose,
     drop_dead,
+    dynamic_expands,
     fast_math,
     outline_nests,
     outline_repeats,

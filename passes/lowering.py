@@ -37,7 +37,7 @@ LOWERING_STAGES: list[Stage] = [
     Stage(
         "aten-to-linalg",
         "convert-aten-to-linalg{allow-fallback},resolve-ranked-shaped-type-result-dims,"
-        "canonicalize,cse",
+        "canonicalize,cse,aten-split-dynamic-expands",
         "core aten -> linalg/tensor/arith/math on tensors (ops without lowering stay)",
     ),
     Stage(
@@ -79,7 +79,8 @@ LOWERING_STAGES: list[Stage] = [
         "duplicate-function-elimination,aten-outline-loop-nests,duplicate-function-elimination,"
         "aten-emit-c-interface,aten-fast-math,aten-accurate-math,convert-complex-to-standard,"
         "convert-math-to-funcs,"
-        "lower-affine,convert-scf-to-cf,expand-strided-metadata,lower-affine,arith-expand,"
+        "lower-affine,convert-scf-to-cf,aten-check-expand-groups,expand-strided-metadata,"
+        "lower-affine,arith-expand,"
         "convert-math-to-llvm{approximate-log1p=false},convert-math-to-libm,"
         # after math-to-libm, which unrolls vector math into per-lane calls (vector.extract)
         "convert-vector-to-llvm,convert-ub-to-llvm,convert-complex-to-llvm,"
@@ -100,7 +101,7 @@ TRITON_STAGES: list[Stage] = [
     Stage(
         "aten-to-linalg",
         "convert-aten-to-linalg{allow-fallback no-complex},resolve-ranked-shaped-type-result-dims,"
-        "canonicalize,cse",
+        "canonicalize,cse,aten-split-dynamic-expands",
         "core aten -> linalg/tensor/arith/math on tensors (complex ops stay)",
     ),
     Stage(

@@ -1,0 +1,50 @@
+// RUN: aten-opt %s -p aten-split-dynamic-expands --split-input-file | FileCheck %s
+
+// A view that is the identity (a bmm's result viewed as its own sizes): nothing left.
+// CHECK-LABEL: func.func @identity
+// CHECK-NOT: expand_shape
+// CHECK-NOT: collapse_shape
+// CHECK: return %arg0
+func.func @identity(%x: tensor<2x?x?xf32>, %n: index) -> tensor<2x?x?xf32> {
+  %c = tensor.collapse_shape %x [[0, 1, 2]] : tensor<2x?x?xf32> into tensor<?xf32>
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %d1 = tensor.dim %x, %c1 : tensor<2x?x?xf32>
+  %d2 = tensor.dim %x, %c2 : tensor<2x?x?xf32>
+  %e = tensor.expand_shape %c [[0, 1, 2]] output_shape [2, %d1, %d2] : tensor<?xf32> into tensor<2x?x?xf32>
+  return %e : tensor<2x?x?xf32>
+}
+
+// -----
+
+// Folded batch dims (%m = %b * 3) unfolded: regrouped, one dynamic size per group.
+// CHECK-LABEL: func.func @unfold_batch
+// CHECK: %[[Y:.+]] = linalg.copy
+// CHECK-NOT: collapse_shape
+// CHECK: tensor.expand_shape %[[Y]] {{\[}}[0, 1], [2], [3]] output_shape [%arg1, 3, %arg2, %arg3]
+func.func @unfold_batch(%x: tensor<?x?x?xf32>, %b: index, %s: index, %t: index) -> tensor<?x3x?x?xf32> {
+  %c3 = arith.constant 3 : index
+  %m = arith.muli %b, %c3 : index
+  %e0 = tensor.empty(%m, %s, %t) : tensor<?x?x?xf32>
+  %y = linalg.copy ins(%x : tensor<?x?x?xf32>) outs(%e0 : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c = tensor.collapse_shape %y [[0, 1, 2]] : tensor<?x?x?xf32> into tensor<?xf32>
+  %e = tensor.expand_shape %c [[0, 1, 2, 3]] output_shape [%b, 3, %s, %t] : tensor<?xf32> into tensor<?x3x?x?xf32>
+  return %e : tensor<?x3x?x?xf32>
+}
+
+// -----
+
+// Sizes that cannot be matched: a gather at the row-major index.
+// CHECK-LABEL: func.func @gather
+// CHECK: %[[E:.+]] = tensor.empty(%arg1, %arg2) : tensor<?x?xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[E]] : tensor<?x?xf32>)
+// CHECK: %[[I:.+]] = linalg.index 0
+// CHECK: %[[J:.+]] = linalg.index 1
+// CHECK: %[[R:.+]] = arith.muli %[[I]], %arg2
+// CHECK: %[[F:.+]] = arith.addi %[[R]], %[[J]]
+// CHECK: tensor.extract %arg0[%[[F]]]
+// CHECK-NOT: expand_shape
+func.func @gather(%x: tensor<?xf32>, %a: index, %b: index) -> tensor<?x?xf32> {
+  %e = tensor.expand_shape %x [[0, 1]] output_shape [%a, %b] : tensor<?xf32> into tensor<?x?xf32>
+  return %e : tensor<?x?xf32>
+}
