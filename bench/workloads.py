@@ -126,6 +126,12 @@ WORKLOADS: dict[str, Workload] = {
         Workload("gpt2", _zoo("gpt2"), "time"),
         Workload("resnet", _zoo("resnet"), "time"),
         Workload("gpt2_small", _gpt2_small(), "time"),
+        Workload(
+            "lstm",  # 2 layers, input and hidden 256, seq 32, batch 8: gate products x 2 layers
+            _seeded(lambda: (nn.LSTM(256, 256, num_layers=2).eval(), (torch.randn(32, 8, 256),))),
+            "flops",
+            2 * 2.0 * 32 * 8 * (256 + 256) * 4 * 256,
+        ),
     ]
 }
 

@@ -1,4 +1,5 @@
-"""Softmax, log-softmax (max, sum of exp, normalise) and cumsum (a sequential `scf.for` scan)."""
+"""Softmax, log-softmax (max, sum of exp, normalise), cumsum and cumprod (a sequential `scf.for`
+scan)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from .reductions_common import (
     empty,
     full,
     generic,
+    mul,
     ranked,
     reduce,
     shape_of,
@@ -112,9 +114,9 @@ register_lowering(
 )
 
 
-@register_lowering("aten.cumsum")
-def lower_cumsum(op, rw):
-    """aten.cumsum -> scf.for(tensor.extract_slice, linalg.generic(add), tensor.insert_slice)"""
+def lower_scan(combine, identity: int, op, rw):
+    """A running `combine` along `dim` (cumsum: add from 0, cumprod: multiply from 1),
+    accumulated as ATen's CPU kernels do (`acc_type`: f64 for f32, f32 for half floats)."""
     x = rw.args["self"]
     rt = rw.result_type()
     real = elem(op.results[0].type)
@@ -127,7 +129,23 @@ def lower_cumsum(op, rw):
         if xt.rank == 0:
             return _convert_all(x, rt, lambda v: convert(convert(v, acc), stored))
         d = rw.args["dim"] % xt.rank
-        return _scan(x, d, rt, acc, stored)
+        return _scan(x, d, rt, acc, stored, combine, identity)
+
+
+register_lowering(
+    "aten.cumsum",
+    partial(lower_scan, add, 0),
+    summary="aten.cumsum -> scf.for(tensor.extract_slice, linalg.generic(add), "
+    "tensor.insert_slice)",
+)
+# cumprod is not core, so aten-decompose turns a static-length one into log2(n) shifted
+# products first; this lowering runs the rest (a dynamic dim) in one pass instead of eagerly.
+register_lowering(
+    "aten.cumprod",
+    partial(lower_scan, mul, 1),
+    summary="aten.cumprod -> scf.for(tensor.extract_slice, linalg.generic(mul), "
+    "tensor.insert_slice)",
+)
 
 
 def _convert_all(x, rt, fn):
@@ -136,8 +154,8 @@ def _convert_all(x, rt, fn):
     return generic([x], [init], [ident, ident], [PARALLEL] * rt.rank, lambda v, _o: fn(v))[0]
 
 
-def _scan(x: ir.Value, d: int, rt, acc: ir.Type, stored: ir.Type) -> ir.Value:
-    """x converted to `acc`, then a running sum of the slices along `d` (sequential along `d`,
+def _scan(x: ir.Value, d: int, rt, acc: ir.Type, stored: ir.Type, combine, identity) -> ir.Value:
+    """x converted to `acc`, then a running `combine` of the slices along `d` (sequential along `d`,
     parallel within a slice), then converted to the result type. Each step's generic reads and
     writes its two outputs, the running sum and slice i, so that both bufferize in place (an
     unread `outs` is replaced by a new tensor, a read of slice i-1 gets copied: either costs a
@@ -165,11 +183,11 @@ def _scan(x: ir.Value, d: int, rt, acc: ir.Type, stored: ir.Type) -> ir.Value:
         ).result
 
     slice_sizes = [s for k, s in enumerate(all_sizes) if k != d]
-    running0 = full(slice_t, slice_sizes, 0)
+    running0 = full(slice_t, slice_sizes, identity)
     loop = scf.ForOp(c0, n, c1, [scratch, running0])
 
     def step(r, h):
-        total = add(r, h)
+        total = combine(r, h)
         return total, total
 
     with ir.InsertionPoint(loop.body):

@@ -22,6 +22,7 @@ from . import (  # noqa: F401  (registers the rules)
     pooling,
     random,
     reductions,
+    rnn,
     shapes,
     sorting,
     special,

@@ -1,0 +1,104 @@
+"""nn.LSTM / nn.GRU / nn.RNN decompose to core aten (no `aten.lstm.input` & co. left) and compile
+with no eager fallback to eager's numbers, on CPU and Triton (interpreted), over layers,
+directions, batch_first, biases, proj_size and train-mode dropout."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+
+import aten_mlir
+from aten_mlir.frontend import import_program
+from aten_mlir.passes.decompose import decompose, ops_outside, target_set
+
+CONFIGS = {
+    "lstm-2layer-batch_first": ("LSTM", dict(num_layers=2, batch_first=True)),
+    "lstm-bidirectional": ("LSTM", dict(num_layers=2, bidirectional=True)),
+    "lstm-proj-nobias": ("LSTM", dict(bias=False, proj_size=3)),
+    "lstm-proj-bidirectional": (
+        "LSTM",
+        dict(num_layers=2, bidirectional=True, proj_size=2, batch_first=True),
+    ),
+    "gru-bidirectional": ("GRU", dict(num_layers=2, bidirectional=True, batch_first=True)),
+    "gru-nobias": ("GRU", dict(bias=False)),
+    "rnn-relu": ("RNN", dict(num_layers=2, nonlinearity="relu")),
+    "rnn-tanh-bidirectional-nobias": ("RNN", dict(num_layers=3, bidirectional=True, bias=False)),
+}
+
+
+@pytest.fixture
+def triton_interpreter():
+    """Triton kernels in the interpreter when no GPU is present (as tests/backends/triton's
+    conftest does for its folder)."""
+    import triton
+
+    from aten_mlir.backends.triton.launch import interpreting
+
+    if interpreting():
+        triton.knobs.runtime.interpret = True
+
+
+def _model(name):
+    torch.manual_seed(0)
+    kind, kwargs = CONFIGS[name]
+    m = getattr(torch.nn, kind)(4, 5, **kwargs).eval()
+    x = torch.randn(2, 6, 4) if kwargs.get("batch_first") else torch.randn(6, 2, 4)
+    return m, x
+
+
+def _export(m, args):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nn.RNNBase's _flat_weights note
+        return torch.export.export(m, args)
+
+
+def _flat(out):
+    return list(torch.utils._pytree.tree_leaves(out))
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_decomposes_to_core(name):
+    m, x = _model(name)
+    program = decompose(import_program(_export(m, (x,))))
+    assert [op.name for op in ops_outside(program.module.operation, target_set())] == []
+
+
+def _assert_compiles_like_eager(m, args, target):
+    compiled = aten_mlir.compile(_export(m, args), target=target)
+    assert compiled.fallbacks == []
+    for got, want in zip(_flat(compiled(*args)), _flat(m(*args)), strict=True):
+        torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_cpu_like_eager(name):
+    m, x = _model(name)
+    _assert_compiles_like_eager(m, (x,), "cpu")
+
+
+@pytest.mark.parametrize("name", ["lstm-proj-bidirectional", "gru-bidirectional", "rnn-relu"])
+def test_triton_like_eager(name, triton_interpreter):
+    m, x = _model(name)
+    _assert_compiles_like_eager(m, (x,), "triton")
+
+
+def test_initial_state_passed():
+    m, x = _model("lstm-bidirectional")
+    h0, c0 = torch.randn(4, 2, 5), torch.randn(4, 2, 5)
+    _assert_compiles_like_eager(m, (x, (h0, c0)), "cpu")
+
+
+def test_train_mode_dropout():
+    """Dropout between layers in train mode: layer 0's final state is untouched (dropout acts on
+    its output sequence only), the layer 1 state differs from eval mode's."""
+    torch.manual_seed(0)
+    m = torch.nn.GRU(4, 32, num_layers=2, dropout=0.5).train()
+    x = torch.randn(5, 3, 4)
+    compiled = aten_mlir.compile(_export(m, (x,)))
+    assert compiled.fallbacks == []
+    _, h = compiled(x)
+    _, h_eval = m.eval()(x)
+    torch.testing.assert_close(h[0], h_eval[0], atol=1e-5, rtol=1e-5)
+    assert not torch.allclose(h[1], h_eval[1], atol=1e-3)
