@@ -36,6 +36,45 @@ def pool_out_size(rw, i, k, s, p, d, ceil_mode) -> T.Size:
         return arith.select(starts_in_pad, arith.subi(o, rw._index(1)), o)
 
 
+def check_pool_params(sizes, kernel, stride, padding, dilation, ceil_mode, n: int) -> None:
+    """ATen's `pool2d_shape_check` / `pooling_output_shape` checks (eager raises on them; the
+    lowering would read windows of no element or out of the padding): a ValueError the lowering
+    pass reports at the op's location."""
+    for name, values in (("kernel_size", kernel), ("stride", stride), ("padding", padding)):
+        if len(values) != n:
+            raise ValueError(f"{name} must have {n} elements (or one), got {list(values)}")
+    if len(dilation) != n:
+        raise ValueError(f"dilation must have {n} elements (or one), got {list(dilation)}")
+    if any(k <= 0 for k in kernel):
+        raise ValueError(f"kernel size should be greater than zero, but got {list(kernel)}")
+    if any(s <= 0 for s in stride):
+        raise ValueError(f"stride should be greater than zero, but got {list(stride)}")
+    if any(d <= 0 for d in dilation):
+        raise ValueError(f"dilation should be greater than zero, but got {list(dilation)}")
+    for i, k, s, p, d in zip(sizes, kernel, stride, padding, dilation):
+        _check_pool_dim(i, k, s, p, d, ceil_mode)
+
+
+def _check_pool_dim(i, k: int, s: int, p: int, d: int, ceil_mode: bool) -> None:
+    if p < 0:
+        raise ValueError(f"pad must be non-negative, but got pad: {p}")
+    if p > k // 2 or p > ((k - 1) * d + 1) // 2:
+        raise ValueError(
+            f"pad should be at most half of kernel size, but got pad={p}, "
+            f"kernel_size={k} and dilation={d}"
+        )
+    if not isinstance(i, int):
+        return  # a dynamic size: the window fits or not at run time
+    o = (i + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (o - 1) * s >= i + p:
+        o -= 1
+    if o < 1:
+        raise ValueError(
+            f"input size {i} (padding {p}) is smaller than the window "
+            f"(kernel_size={k}, dilation={d}): output size {o} is too small"
+        )
+
+
 class Windows:
     """The geometry of a pooling op on `x` [lead..., I...] with `n` spatial dims; the output
     sizes `out` are the op's result sizes unless given (backward ops pass grad_output's)."""
@@ -48,6 +87,7 @@ class Windows:
         self.d = expand_list(dilation, n, [1])
         self.sizes = rw.sizes(x)
         self.i = self.sizes[self.lead :]
+        check_pool_params(self.i, self.k, self.s, self.p, self.d, ceil_mode, n)
 
         def size(dm):
             if dm < self.lead:
