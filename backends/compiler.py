@@ -8,16 +8,18 @@ functions; the remaining stages lower those to LLVM and `backends.cpu` makes nat
 from __future__ import annotations
 
 import functools
+import io
 import shlex
 import tempfile
 from pathlib import Path
 
 import torch
 from mlir import ir
+from mlir.dialects import func
 
-from aten_mlir.dialects import describe_location, verify_module
+from aten_mlir.dialects import describe_location, make_context, verify_module
 from aten_mlir.frontend.importer import import_program
-from aten_mlir.frontend.program import Program
+from aten_mlir.frontend.program import IRParseError, Program
 from aten_mlir.passes import PipelineError, PipelineFailedError, run_pipeline
 from aten_mlir.passes.lowering import (
     LOWERING_STAGES,
@@ -26,6 +28,7 @@ from aten_mlir.passes.lowering import (
 )
 from aten_mlir.passes.outline_repeats import GLUE
 
+from .isolate import ChildCrashed, isolation_enabled, run_isolated
 from .partition import PartitionError, outline
 from .program_cache import (
     discard_plan,
@@ -43,17 +46,22 @@ class CompileError(RuntimeError):
     """A stage failed: names the stage, the op and its source line, and how to reproduce."""
 
     def __init__(self, stage: str, message: str, repro: str | None = None):
-        self.stage, self.repro = stage, repro
+        self.stage, self.message, self.repro = stage, message, repro
         text = f"compile failed in stage '{stage}': {message}"
         if repro:
             text += f"\n  reproduce with: {repro}"
         super().__init__(text)
 
+    def __reduce__(self):  # crosses the pipe from the isolated lowering process
+        return CompileError, (self.stage, self.message, self.repro)
+
 
 def _repro(stage, input_file: Path | None) -> str | None:
     if input_file is None:
         return None
-    return f"aten-opt --stage {stage.name} {shlex.quote(str(input_file))}"
+    # a Triton stage of the same name as a CPU one runs another pipeline
+    target = "--target triton " if stage in TRITON_STAGES and stage not in LOWERING_STAGES else ""
+    return f"aten-opt {target}--stage {stage.name} {shlex.quote(str(input_file))}"
 
 
 def _dump(dump_dir: Path | None, index: int, name: str, module: ir.Module) -> Path | None:
@@ -95,6 +103,7 @@ def compile(
         program = import_program(exported, decomposed_later=_decomposed_later())
     if not isinstance(program, Program):
         raise TypeError(f"compile() takes an ExportedProgram or a Program, got {type(program)}")
+    _check_terminators(program)
     key = program_key(program, target, opt_level) if use_cache else None
     hit = _load(cache_dir, key, program.context, program=program) if use_cache else None
     if hit is not None:
@@ -125,6 +134,24 @@ def compile(
     if use_cache:
         _store(cache_dir, [key], early_key, main, library, program, exported)
     return CompiledProgram.of(program, main, library)
+
+
+def _check_terminators(program: Program) -> None:
+    """Every function body ends in a terminator. MLIR's verifier cannot tell: an unregistered
+    op (every aten op) might be one, so a `@main` whose `return` was deleted verifies."""
+    for op in program.module.body.operations:
+        op = op.operation
+        if op.name != "func.func":
+            continue
+        for block in op.regions[0].blocks:
+            last = block.operations[-1].operation if len(block.operations) else None
+            if last is None or last.name not in ("func.return", "cf.br", "cf.cond_br"):
+                name = ir.StringAttr(op.attributes["sym_name"]).value
+                where = describe_location((last or op).location)
+                raise IRParseError(
+                    f"{where}: 'func.func' op @{name}: a block does not end in a terminator"
+                    " (func.return)"
+                )
 
 
 def _decomposed_later() -> frozenset[str]:
@@ -164,14 +191,101 @@ def _load(cache_dir, key, context, exported=None, program=None) -> CompiledProgr
 
 def _lower(program: Program, dump: Path | None, stages=LOWERING_STAGES):
     """Runs every stage on a copy of the program: (the `@main` plan, the LLVM-dialect module
-    of its native segments)."""
+    of its native segments), in the program's context.
+
+    The stages run in a forked child (`isolate.run_isolated`), which hands both back as
+    bytecode: an MLIR assertion or segfault in a pass becomes a `CompileError` naming the stage,
+    not the end of the caller's process. Parsing the bytecode costs a few milliseconds."""
+    if not isolation_enabled():
+        return _lower_in(program, dump, stages, program.context)
+    try:
+        main_code, module_code = run_isolated(_lower_child, program, dump, stages)
+    except ChildCrashed as crash:
+        raise _crash_error(crash, program, dump, stages) from None
+    module = ir.Module.parse(module_code, program.context)
+    main = None
+    if main_code is not None:
+        holder = ir.Module.parse(main_code, program.context)  # alive until main is out of it
+        main = holder.body.operations[0].operation
+        main.detach_from_parent()
+    return main, module
+
+
+def _lower_child(report, program: Program, dump: Path | None, stages) -> tuple:
+    """The isolated half of `_lower`: the stages in a fresh context, the results as bytecode
+    (`@main` in a module of its own, since bytecode holds one top-level op)."""
+    main, module = _lower_in(program, dump, stages, make_context(), report)
+    main_code = None
+    if main is not None:
+        with module.context, main.location:
+            holder = ir.Module.create()
+            holder.body.append(main)
+            with ir.InsertionPoint(holder.body):
+                _declare_callees(main)
+        main_code = _bytecode(holder)
+    return main_code, _bytecode(module)
+
+
+def _declare_callees(main: ir.Operation) -> None:
+    """A private declaration of each function `main` calls (the segments, LLVM functions by
+    now): parsing verifies that every `func.call` names a `func.func` of its type."""
+    declared = set()
+    for op in main.regions[0].blocks[0].operations:
+        op = op.operation
+        if op.name != "func.call":
+            continue
+        callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
+        if callee in declared:
+            continue
+        declared.add(callee)
+        ftype = ir.FunctionType.get([v.type for v in op.operands], [r.type for r in op.results])
+        fn = func.FuncOp(callee, ftype)
+        fn.sym_visibility = ir.StringAttr.get("private")
+
+
+def _bytecode(module: ir.Module) -> bytes:
+    buffer = io.BytesIO()
+    module.operation.write_bytecode(buffer)
+    return buffer.getvalue()
+
+
+def _crash_error(crash: ChildCrashed, program: Program, dump: Path | None, stages):
+    """The `CompileError` of a child that died in stage `crash.step`, with the stage's input
+    written for the repro (the dumped file, else rebuilt by another child) and the child's
+    stderr (LLVM's stack dump) next to it as `crash.log`."""
+    names = [s.name for s in stages]
+    index = names.index(crash.step) if crash.step in names else 0
+    stage = stages[index]
+    if dump is not None:
+        input_file = dump / f"{index:02d}-{stages[index - 1].name if index else 'input'}.mlir"
+    else:
+        input_file = Path(tempfile.mkdtemp(prefix="aten_mlir_repro_")) / f"{stage.name}.mlir"
+        try:
+            run_isolated(_write_stage_input, program, stages[:index], input_file)
+        except (ChildCrashed, CompileError):
+            input_file = None
+    if input_file is not None:
+        (input_file.parent / "crash.log").write_text(crash.stderr)
+    message = f"MLIR crashed ({crash.signal}) in this stage: {crash.reason}"
+    return CompileError(stage.name, message, _repro(stage, input_file))
+
+
+def _write_stage_input(report, program: Program, earlier, path: Path) -> None:
+    path.write_text(_stage_input(program, earlier).operation.get_asm(enable_debug_info=True))
+
+
+def _lower_in(program: Program, dump: Path | None, stages, context: ir.Context, report=None):
+    """`_lower`'s stages, run here on a copy of the program parsed into `context`; `report`
+    hears each stage's name before it runs."""
     if dump is not None:
         dump.mkdir(parents=True, exist_ok=True)
-    module = ir.Module.parse(program.text(debug_info=True), program.context)
+    module = ir.Module.parse(program.text(debug_info=True), context)
     work = program.with_module(module)
     previous = _dump(dump, 0, "input", module)
     main = None
     for index, stage in enumerate(stages, start=1):
+        if report is not None:
+            report(stage.name)
         replay = functools.partial(_stage_input, program, stages[: index - 1])
         _run_stage(stage, module, previous, replay)
         if stage.name == "decompose":
@@ -211,8 +325,9 @@ def _alias_checked(module: ir.Module) -> bool:
 
 
 def _stage_input(program: Program, earlier) -> ir.Module:
-    """The module a stage after `earlier` starts from, rebuilt from the program."""
-    return _lower(program, None, earlier)[1]
+    """The module a stage after `earlier` starts from, rebuilt from the program (in a context
+    of its own: in the isolated child, the program's context is the parent's)."""
+    return _lower_in(program, None, earlier, make_context())[1]
 
 
 def _run_stage(stage, module: ir.Module, input_file: Path | None, replay) -> None:

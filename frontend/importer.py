@@ -7,6 +7,7 @@ inputs become `@main` arguments in graph-signature order.
 
 from __future__ import annotations
 
+import functools
 import logging
 import operator
 import warnings
@@ -29,6 +30,7 @@ from aten_mlir.dialects import (
     verify_module,
 )
 from aten_mlir.dialects.dtypes import scalar_type_of
+from aten_mlir.dialects.opdefs import NAMESPACES
 
 from .locations import describe_node, node_location
 from .program import InputSpec, OutputSpec, Program, Signature
@@ -67,12 +69,17 @@ class UnsupportedOpError(NotImplementedError):
 
 
 def import_program(
-    ep: torch.export.ExportedProgram, *, decomposed_later: Collection[str] = ()
+    ep: torch.export.ExportedProgram, *, decomposed_later: Collection[str] | None = None
 ) -> Program:
     """Imports an exported program into a fresh context, as functional ATen with nothing
     decomposed: torch's `run_decompositions({})` first, unless the program is that already (no
     mutation, and every composite op it holds is named in `decomposed_later`, ops a later stage
-    decomposes itself). That re-trace is most of an import's time (1 s of GPT-2 small's 1.1 s)."""
+    decomposes itself). That re-trace is most of an import's time (1 s of GPT-2 small's 1.1 s).
+
+    `decomposed_later` defaults to what the decompose stage handles, so this is the program
+    `compile(ep)` compiles; `()` always re-traces."""
+    if decomposed_later is None:
+        decomposed_later = handled_by_decompose()
     _check_layouts(ep)
     if not _is_functional(ep, decomposed_later):
         try:
@@ -90,6 +97,16 @@ def import_program(
     return program
 
 
+@functools.cache
+def handled_by_decompose() -> frozenset[str]:
+    """The ops the decompose stage brings to the core set (or keeps). Read from the stage's table
+    (a later stage: imported here, not at module level) because the fast path's legality is a
+    fact about that table, and one definition keeps `import_program(ep)` and `compile(ep)` equal."""
+    from aten_mlir.passes.decompose import DECOMPOSITIONS, target_set
+
+    return frozenset(DECOMPOSITIONS) | target_set()
+
+
 def _is_functional(ep, decomposed_later: Collection[str]) -> bool:
     """Whether `run_decompositions({})` could only functionalize what has no mutation, and
     decompose composite (CompositeImplicitAutograd) ops the caller decomposes anyway."""
@@ -101,7 +118,7 @@ def _is_functional(ep, decomposed_later: Collection[str]) -> bool:
             continue
         if target is operator.getitem or target in SYMBOLIC_IMPORTERS:
             continue
-        if not isinstance(target, torch._ops.OpOverload) or target.namespace != "aten":
+        if not isinstance(target, torch._ops.OpOverload) or target.namespace not in NAMESPACES:
             return False  # higher-order ops (grad modes, effects) need torch's re-trace
         if target._schema.is_mutable:
             return False
@@ -240,7 +257,7 @@ class _Importer:
                 self.values[node] = self._arg(node.args[0])[node.args[1]]
             elif target in SYMBOLIC_IMPORTERS:
                 self.values[node] = SYMBOLIC_IMPORTERS[target](*self._arg(node.args))
-            elif isinstance(target, torch._ops.OpOverload) and target.namespace == "aten":
+            elif isinstance(target, torch._ops.OpOverload) and target.namespace in NAMESPACES:
                 self.values[node] = self._import_aten(node)
             else:
                 raise UnsupportedOpError(
@@ -254,6 +271,11 @@ class _Importer:
         if opdef is None or opdef.inexpressible:
             why = "is not in the aten registry" if opdef is None else f"has {opdef.inexpressible}"
             raise UnsupportedOpError(f"import: '{op_name}' {why}, at {describe_node(node)}")
+        if node.target.namespace != "aten" and op_name not in handled_by_decompose():
+            # Nothing lowers another namespace's op: only those decompose rewrites import.
+            raise UnsupportedOpError(
+                f"import: '{op_name}' has no decomposition into aten ops, at {describe_node(node)}"
+            )
         val = node.meta.get("val")
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         if any(v is None for v in vals):

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from aten_mlir.backends import triton as _triton_passes  # noqa: F401  (registers its passes)
+from aten_mlir.backends.isolate import ChildCrashed, run_isolated
 from aten_mlir.dialects import make_context
 from aten_mlir.frontend.program import IRParseError, parse_module
 from aten_mlir.passes import (
@@ -27,6 +28,7 @@ from aten_mlir.passes.registry import format_option_value
 from .diagnostics import Diag, diags_of, parse_expectations, verify_diagnostics
 
 SPLIT_MARKER = re.compile(r"^\s*//\s*-----")
+TARGETS = ("cpu", "triton")
 
 EPILOG = """\
 passes:
@@ -100,6 +102,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="run a lowering stage (repeatable, in order; 'decompose..llvm' runs a range)",
     )
+    p.add_argument(
+        "--target",
+        choices=TARGETS,
+        help="whose stages --stage and --list-stages name (default: cpu, or triton for a "
+        "stage only Triton has)",
+    )
     p.add_argument("--list-stages", action="store_true", help="list the lowering stages and exit")
     p.add_argument("--list-passes", action="store_true", help="list the aten passes and exit")
     p.add_argument("--version", action="store_true", help="print versions and exit")
@@ -127,29 +135,50 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, str]:
     if args.stage:
         if pipeline:
             raise ToolError("give either --stage or a pass pipeline, not both")
-        pipeline = ",".join(_stage_pipeline(s) for s in args.stage)
+        args.target = args.target or _target_of(args.stage)
+        pipeline = ",".join(_stage_pipeline(s, args.target) for s in args.stage)
     if args.import_pt2 and (args.split_input_file or args.verify_diagnostics):
         raise ToolError("--import takes a .pt2 file: no --split-input-file/--verify-diagnostics")
     return args, pipeline
 
 
-def _stage_pipeline(spec: str) -> str:
-    """The pipeline text of a stage name or a range `first..last`."""
-    from aten_mlir.passes.lowering import stages_between
+def _stages(target: str) -> list:
+    from aten_mlir.passes.lowering import LOWERING_STAGES, TRITON_STAGES
 
+    return {"cpu": LOWERING_STAGES, "triton": TRITON_STAGES}[target]
+
+
+def _target_of(specs: list[str]) -> str:
+    """Triton when a named stage exists only there (`triton-loops`), else the CPU."""
+    cpu = {s.name for s in _stages("cpu")}
+    named = {n for spec in specs for n in spec.split("..") if n}
+    return "triton" if named - cpu and named <= {s.name for s in _stages("triton")} else "cpu"
+
+
+def _stage_pipeline(spec: str, target: str = "cpu") -> str:
+    """The pipeline text of a stage name or a range `first..last` of `target`'s stages."""
+    stages = _stages(target)
+    names = [s.name for s in stages]
     first, dots, last = spec.partition("..")
-    try:
-        stages = stages_between(first or None, last or None) if dots else stages_between(spec, spec)
-    except KeyError as e:
-        raise ToolError(str(e.args[0])) from None
-    return ",".join(s.pipeline for s in stages)
+    if not dots:
+        last = first
+    for n in (first, last):
+        if n and n not in names:
+            raise ToolError(f"unknown {target} stage '{n}' (stages: {', '.join(names)})")
+    lo = names.index(first) if first else 0
+    hi = names.index(last) if last else len(names) - 1
+    if lo > hi:
+        raise ToolError(f"stage range '{spec}' is empty: '{first}' comes after '{last}'")
+    return ",".join(s.pipeline for s in stages[lo : hi + 1])
 
 
-def list_stages() -> str:
-    from aten_mlir.passes.lowering import LOWERING_STAGES
-
-    lines = ["lowering stages, in order (aten-opt --stage NAME, or --stage FIRST..LAST):", ""]
-    for s in LOWERING_STAGES:
+def list_stages(target: str = "cpu") -> str:
+    lines = [
+        f"{target} lowering stages, in order (aten-opt --target {target} --stage NAME, or "
+        "--stage FIRST..LAST):",
+        "",
+    ]
+    for s in _stages(target):
         lines += [f"  {s.name}", f"      {s.summary}", f"      pipeline: {s.pipeline}"]
     return "\n".join(lines)
 
@@ -249,13 +278,35 @@ def run_on_module(module: ir.Module, pipeline: str, args, diags: list[Diag]) -> 
 
 
 def process_text(text: str, source: str, pipeline: str, args) -> Result:
+    """Parses and runs `pipeline` in a forked child (see `backends/isolate.py`): an MLIR
+    assertion or segfault is reported as an error located at the chunk's first line."""
+    try:
+        return run_isolated(_process_text, text, source, pipeline, args)
+    except ChildCrashed as crash:
+        return Result(diags=[_crash_diag(crash, text, source, args)], failed=True)
+
+
+def _crash_diag(crash: ChildCrashed, text: str, source: str, args) -> Diag:
+    lines = text.splitlines()
+    line = next(
+        (i for i, t in enumerate(lines, 1) if t.strip() and not t.strip().startswith("//")), 1
+    )
+    running = " ".join(f"--stage {s}" for s in args.stage) if args.stage else "the pass pipeline"
+    what = running if crash.step == "pipeline" else (crash.step or "startup")
+    message = f"MLIR crashed ({crash.signal}) in {what}: {crash.reason}"
+    return Diag("error", message, f"{source}:{line}:1", (source, line, 1))
+
+
+def _process_text(report, text: str, source: str, pipeline: str, args) -> Result:
     ctx, diags = make_context(), []
     handler = _collect(ctx, diags)
     try:
+        report("parsing")
         try:
             module = parse_module(text, source_name=source, context=ctx)
         except IRParseError as e:
             return Result(diags=diags + parse_error_diags(e, source), failed=True)
+        report("pipeline")
         return run_on_module(module, pipeline, args, diags)
     finally:
         handler.detach()
@@ -288,23 +339,41 @@ def process_pt2(path: str, pipeline: str, args) -> Result:
         if not _is_ours(e):
             raise
         raise ToolError(_first_line(e), where=path) from None
-    diags: list[Diag] = []
-    handler = _collect(program.context, diags)
+    text = program.text(debug_info=True)
+    try:  # reparsed in a fresh context: the program's may own threads the child lacks
+        return run_isolated(_process_pt2, text, path, pipeline, args)
+    except ChildCrashed as crash:
+        crash.step = "pipeline"
+        return Result(diags=[_crash_diag(crash, "", path, args)], failed=True)
+
+
+def _process_pt2(report, text: str, path: str, pipeline: str, args) -> Result:
+    ctx, diags = make_context(), []
+    handler = _collect(ctx, diags)
     try:
-        return run_on_module(program.module, pipeline, args, diags)
+        report("pipeline")
+        return run_on_module(ir.Module.parse(text, ctx), pipeline, args, diags)
     finally:
         handler.detach()
 
 
 def _read_input(path: str) -> tuple[str, str]:
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        data, source = sys.stdin.buffer.read(), "<stdin>"
+    else:
+        try:
+            with open(path, "rb") as f:
+                data, source = f.read(), path
+        except OSError as e:
+            raise ToolError(f"cannot open input file '{path}': {e.strerror}") from None
     try:
-        with open(path, encoding="utf-8") as f:
-            return f.read(), path
-    except (OSError, UnicodeDecodeError) as e:
+        return data.decode("utf-8"), source
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
         raise ToolError(
-            f"cannot open input file '{path}': {getattr(e, 'strerror', e) or e}"
+            f"invalid UTF-8 byte 0x{data[e.start]:02x} in the input",
+            where=f"{source}:{line}:{column}",
         ) from None
 
 
@@ -343,7 +412,7 @@ def run(argv: list[str]) -> int:
         print(list_passes())
         return 0
     if args.list_stages:
-        print(list_stages())
+        print(list_stages(args.target or "cpu"))
         return 0
     if args.version:
         print(version())

@@ -1,0 +1,188 @@
+"""Runs MLIR work in a forked child, so an LLVM assertion or a segfault in a pass cannot take the
+caller's process down (torch-mlir and IREE run their compilers out of process for the same
+reason).
+
+`run_isolated(fn, *args)` forks; the child calls `fn(report, *args)` and sends back what it
+returns (or the exception it raised) through a pipe; `report(step)` tells the parent which step
+(stage, pass pipeline) is about to run, so a child that dies says where. A child killed by a
+signal, or gone without a word, raises `ChildCrashed`. Without `os.fork` (non-Linux), or with
+`ATEN_MLIR_ISOLATE=0` in the environment (to debug a crash under gdb, or to time stages in
+process), `fn` runs in process.
+
+The child runs MLIR only: it gets a fresh `ir.Context` from its caller (the parent's contexts may
+own LLVM thread pools whose threads do not exist after `fork`, so a parallel pass would wait for
+them forever), torch's intra-op parallelism set to one thread, and leaves with `os._exit`
+(no atexit handlers, no torch teardown). Its stderr goes to a temporary file: forwarded when it
+exits normally, kept in `ChildCrashed.stderr` (the assertion text) when it dies.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pickle
+import signal
+import struct
+import sys
+import tempfile
+import traceback
+
+ENV = "ATEN_MLIR_ISOLATE"
+_in_child = False
+_HEADER = struct.Struct("<Q")
+
+
+class ChildCrashed(Exception):
+    """The child died (`signal` its name, e.g. SIGABRT) during `step`; `stderr` is what it
+    printed (LLVM's assertion and stack dump)."""
+
+    def __init__(self, step: str | None, signal_name: str, stderr: str):
+        self.step, self.signal, self.stderr = step, signal_name, stderr
+        super().__init__(f"crashed ({signal_name}) in {step or 'startup'}: {self.reason}")
+
+    @property
+    def reason(self) -> str:
+        """The line of the child's stderr that says why: LLVM's assertion or fatal error."""
+        lines = [line.strip() for line in self.stderr.splitlines() if line.strip()]
+        for marker in ("Assertion", "LLVM ERROR", "UNREACHABLE", "error:"):
+            hit = next((line for line in lines if marker in line), None)
+            if hit is not None:
+                return hit[:400]
+        return "no message"
+
+
+def isolation_enabled() -> bool:
+    """Forking is possible, wanted, and we are not already in the child."""
+    wanted = os.environ.get(ENV, "1").strip().lower() not in ("0", "false", "no", "off")
+    return wanted and hasattr(os, "fork") and not _in_child
+
+
+def run_isolated(fn, *args, **kwargs):
+    """`fn(report, *args, **kwargs)` in a forked child (see the module docstring)."""
+    if not isolation_enabled():
+        return fn(lambda step: None, *args, **kwargs)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()  # else the child's copy of a buffered line is printed twice
+    errors = tempfile.TemporaryFile()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (runs in the child; its coverage is not collected)
+        os.close(read_end)
+        _child(write_end, errors, fn, args, kwargs)
+    os.close(write_end)
+    try:
+        frames = _read_frames(read_end)
+    except BaseException:
+        os.kill(pid, signal.SIGKILL)  # Ctrl-C while waiting: the child goes too
+        os.waitpid(pid, 0)
+        raise
+    finally:
+        os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    errors.seek(0)
+    stderr = errors.read().decode("utf-8", "replace")
+    errors.close()
+    return _outcome(frames, status, stderr)
+
+
+def _outcome(frames: list, status: int, stderr: str):
+    step = next((value for kind, value in reversed(frames) if kind == "step"), None)
+    final = next((f for f in frames if f[0] in ("result", "error")), None)
+    if os.WIFSIGNALED(status):
+        raise ChildCrashed(step, signal.Signals(os.WTERMSIG(status)).name, stderr)
+    if final is None:  # exited (os._exit from a C library, an OOM kill's cousin) without a word
+        raise ChildCrashed(step, f"exit status {os.waitstatus_to_exitcode(status)}", stderr)
+    if stderr:
+        sys.stderr.write(stderr)  # warnings and remarks the child printed
+    kind, value = final
+    if kind == "error":
+        raise _rebuilt(*value)
+    return value
+
+
+def _child(fd: int, errors, fn, args, kwargs) -> None:  # pragma: no cover
+    """The child's whole life: run `fn`, send the outcome, leave without cleanup."""
+    global _in_child
+    _in_child = True
+    code = 0
+    try:
+        os.dup2(errors.fileno(), 2)
+        # a crash should print the assertion, not spend seconds symbolizing the stack dump
+        os.environ["LLVM_DISABLE_SYMBOLIZATION"] = "1"
+        _single_threaded_torch()
+        pipe = os.fdopen(fd, "wb")
+        report = lambda step: _send(pipe, ("step", step))  # noqa: E731
+        try:
+            outcome = ("result", fn(report, *args, **kwargs))
+        except BaseException as e:  # every error goes back to the caller, bugs included
+            outcome = ("error", _packed(e))
+        _send(pipe, outcome)
+        pipe.close()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        code = 70  # could not even report: the parent raises ChildCrashed with our stderr
+        traceback.print_exc()
+        sys.stderr.flush()
+    os._exit(code)
+
+
+def _single_threaded_torch() -> None:  # pragma: no cover
+    """libgomp's thread team does not survive `fork`: a parallel region in the child would wait
+    for threads that are not there."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+def _send(pipe, message) -> None:  # pragma: no cover
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    pipe.write(_HEADER.pack(len(data)) + data)
+    pipe.flush()
+
+
+def _read_frames(fd: int) -> list:
+    with os.fdopen(os.dup(fd), "rb") as pipe:
+        frames = []
+        while header := pipe.read(_HEADER.size):
+            if len(header) < _HEADER.size:
+                break
+            data = pipe.read(_HEADER.unpack(header)[0])
+            try:
+                frames.append(pickle.loads(data))
+            except (pickle.UnpicklingError, EOFError):  # cut off by the child's death
+                break
+        return frames
+
+
+def _packed(e: BaseException) -> tuple:  # pragma: no cover
+    """The exception as it can cross the pipe: pickled when that round-trips, else its type's
+    name and message; with the child's traceback."""
+    trace = "".join(traceback.format_exception(e))
+    try:
+        data = pickle.dumps(e, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.loads(data)
+    except Exception:
+        data = None
+    return data, type(e).__module__, type(e).__qualname__, str(e), trace
+
+
+def _rebuilt(data, module: str, qualname: str, message: str, trace: str) -> BaseException:
+    """The child's exception in the parent. A bug (not one of aten-mlir's own errors) carries
+    the child's traceback as a note, since its own traceback ends at this function."""
+    e = pickle.loads(data) if data is not None else _by_name(module, qualname, message)
+    if not module.startswith("aten_mlir."):
+        e.add_note(f"raised in the isolated compile process:\n{trace}")
+    return e
+
+
+def _by_name(module: str, qualname: str, message: str) -> BaseException:
+    try:
+        cls = importlib.import_module(module)
+        for part in qualname.split("."):
+            cls = getattr(cls, part)
+        e = cls.__new__(cls)
+        BaseException.__init__(e, message)
+        return e
+    except Exception:  # a class the parent cannot make: keep its name in the message
+        return RuntimeError(f"{module}.{qualname}: {message}")
