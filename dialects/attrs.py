@@ -91,6 +91,35 @@ def _encode_dtype(value) -> ir.Attribute:
     return ir.TypeAttr.get(element_type(_expect(value, (torch.dtype,), ArgKind.DTYPE)))
 
 
+# c10's `MemoryFormat` and `Layout` enums in declaration order: schema defaults come as these
+# numbers (`contiguous(..., MemoryFormat memory_format=0)`), as ScalarType ones do (`dtype=4`).
+_MEMORY_FORMAT_CODES = (
+    torch.contiguous_format,
+    torch.preserve_format,
+    torch.channels_last,
+    torch.channels_last_3d,
+)
+_LAYOUT_CODES = (
+    torch.strided,
+    torch.sparse_coo,
+    torch.sparse_csr,
+    torch._mkldnn,
+    torch.sparse_csc,
+    torch.sparse_bsr,
+    torch.sparse_bsc,
+    torch.jagged,
+)
+
+
+def _encode_enum(kind: ArgKind, enum_type: type, codes: tuple, value) -> ir.Attribute:
+    """A torch enum value (or its c10 number) as its name: `"contiguous_format"`."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 <= value < len(codes):
+            raise AttributeEncodingError(f"{value} is not a {kind.value} number")
+        value = codes[value]
+    return ir.StringAttr.get(_enum_name(_expect(value, (enum_type,), kind)))
+
+
 def _encode_generator(value) -> ir.Attribute:
     raise AttributeEncodingError("a torch.Generator argument cannot be compiled")
 
@@ -105,11 +134,9 @@ _ENCODERS = {
     ArgKind.COMPLEX: _scalar,
     ArgKind.TENSOR: _scalar,  # a wrapped number
     ArgKind.DTYPE: _encode_dtype,
-    ArgKind.LAYOUT: lambda v: ir.StringAttr.get(
-        _enum_name(_expect(v, (torch.layout,), ArgKind.LAYOUT))
-    ),
-    ArgKind.MEMORY_FORMAT: lambda v: ir.StringAttr.get(
-        _enum_name(_expect(v, (torch.memory_format,), ArgKind.MEMORY_FORMAT))
+    ArgKind.LAYOUT: lambda v: _encode_enum(ArgKind.LAYOUT, torch.layout, _LAYOUT_CODES, v),
+    ArgKind.MEMORY_FORMAT: lambda v: _encode_enum(
+        ArgKind.MEMORY_FORMAT, torch.memory_format, _MEMORY_FORMAT_CODES, v
     ),
     ArgKind.DEVICE: lambda v: ir.StringAttr.get(
         str(torch.device(_expect(v, (torch.device, str), ArgKind.DEVICE)))

@@ -3,6 +3,11 @@
 Every `aten::` schema known to the JIT becomes one `OpDef`, named after its overload
 (`aten.add.Tensor`; a `.default` overload drops the suffix: `aten._softmax`). Nothing is typed
 by hand: argument names, kinds, optionality and result arity come from the schema.
+
+Two other namespaces that exported programs hold are registered the same way, named as FX names
+them (`quantized_decomposed.quantize_per_tensor`, `prims.collapse_view`): the PT2E int8 flow's
+quantize/dequantize ops and the prims a user calls directly. Their ops are decomposed to aten ops
+before anything lowers them; `all_op_names()` and the core set stay aten's.
 """
 
 from __future__ import annotations
@@ -149,17 +154,16 @@ class OpDef:
     @property
     def qualified_name(self) -> str:
         """The torch spelling: `aten::add.Tensor`."""
-        base = self.op_name[len("aten.") :]
-        name, _, overload = base.partition(".")
-        return f"aten::{name}" + (f".{overload}" if overload else "")
+        namespace, name, overload = _split_op_name(self.op_name)
+        return f"{namespace}::{name}" + (f".{overload}" if overload else "")
 
     @property
     def overload(self) -> torch._ops.OpOverload:
-        """The `torch.ops.aten` overload this op stands for (resolved on first use)."""
+        """The `torch.ops.<namespace>` overload this op stands for (resolved on first use)."""
         if not self._overload:
-            base = self.op_name[len("aten.") :]
-            name, _, overload = base.partition(".")
-            self._overload.append(getattr(getattr(torch.ops.aten, name), overload or "default"))
+            namespace, name, overload = _split_op_name(self.op_name)
+            packet = getattr(getattr(torch.ops, namespace), name)
+            self._overload.append(getattr(packet, overload or "default"))
         return self._overload[0]
 
     @property
@@ -187,14 +191,25 @@ class OpDef:
         raise KeyError(f"{self.op_name} has no argument '{name}'")
 
 
+# Namespaces whose schemas are ops of the dialect, each under its own prefix (see the docstring).
+NAMESPACES = ("aten", "prims", "quantized_decomposed")
+
+
 def op_name_of(schema_name: str, overload_name: str) -> str:
     """`aten::add`, `Tensor` -> `aten.add.Tensor`; the `default` overload drops its suffix."""
-    base = "aten." + schema_name.split("::", 1)[1]
+    base = schema_name.replace("::", ".", 1)
     return base + (f".{overload_name}" if overload_name and overload_name != "default" else "")
 
 
+def _split_op_name(op_name: str) -> tuple[str, str, str]:
+    """`aten.add.Tensor` -> (`aten`, `add`, `Tensor`); the overload is "" for `.default`."""
+    namespace, _, rest = op_name.partition(".")
+    name, _, overload = rest.partition(".")
+    return namespace, name, overload
+
+
 def op_name_of_overload(overload: torch._ops.OpOverload) -> str:
-    """The dialect op name of a `torch.ops.aten` overload."""
+    """The dialect op name of a `torch.ops.<namespace>` overload."""
     return op_name_of(overload._schema.name, overload._schema.overload_name)
 
 
@@ -226,30 +241,36 @@ def _op_def_from_schema(schema) -> OpDef:
 
 @functools.cache
 def _schemas_by_name() -> dict:
+    # `quantized_decomposed::` is defined in Python by this module (30 ms), which only PT2E
+    # imports; a program loaded from a `.pt2` file may hold its ops without it.
+    import torch.ao.quantization.fx._decomposed  # noqa: F401
+
     return {
         op_name_of(s.name, s.overload_name): s
         for s in torch._C._jit_get_all_schemas()
-        if s.name.startswith("aten::")
+        if s.name.split("::", 1)[0] in NAMESPACES
     }
 
 
 @functools.cache
 def get_op_def(op_name: str) -> OpDef | None:
-    """The definition of `op_name` (`aten.add.Tensor`), or None if PyTorch has no such schema."""
+    """The definition of `op_name` (`aten.add.Tensor`, `quantized_decomposed.quantize_per_tensor`),
+    or None if PyTorch has no such schema."""
     schema = _schemas_by_name().get(op_name)
     return _op_def_from_schema(schema) if schema is not None else None
 
 
-def all_op_names() -> list[str]:
-    """Every op name in the dialect (one per `aten::` schema), sorted."""
-    return sorted(_schemas_by_name())
+def all_op_names(namespace: str = "aten") -> list[str]:
+    """Every op name of `namespace` in the dialect (one per schema), sorted."""
+    return sorted(n for n in _schemas_by_name() if n.startswith(namespace + "."))
 
 
 @functools.cache
 def core_op_names() -> frozenset[str]:
     """Op names of the overloads tagged `torch.Tag.core`."""
     names = set()
-    for op_name, s in _schemas_by_name().items():
+    for op_name in all_op_names():
+        s = _schemas_by_name()[op_name]
         packet = getattr(torch.ops.aten, s.name.split("::", 1)[1], None)
         ov = getattr(packet, s.overload_name or "default", None) if packet is not None else None
         if ov is not None and torch.Tag.core in ov.tags:

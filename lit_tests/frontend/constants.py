@@ -38,9 +38,9 @@ def test_lifted_constants():
     # CHECK-SAME: [[C1:%arg[0-9]+]]: tensor<i64> {aten.constant = "lifted_tensor_1"},
     # CHECK-SAME: [[X:%arg[0-9]+]]: tensor<3xf32> {aten.user_input = "x"})
     # CHECK-NEXT: [[MUL:%.+]] = "aten.mul.Tensor"([[X]], [[W]])
-    # CHECK-NEXT: [[LIT:%.+]] = "aten.clone"([[C0]])
+    # CHECK-NEXT: [[LIT:%.+]] = "aten.lift_fresh_copy"([[C0]])
     # CHECK-NEXT: "aten.add.Tensor"([[MUL]], [[LIT]])
-    # CHECK: "aten.clone"([[C1]]) : (tensor<i64>) -> tensor<i64>
+    # CHECK: "aten.lift_fresh_copy"([[C1]]) : (tensor<i64>) -> tensor<i64>
     print(program)
     # CHECK: lifted_tensor_0 = [10.0, 20.0, 30.0]
     # CHECK-NEXT: lifted_tensor_1 = 7

@@ -50,7 +50,7 @@ def test_zero_dim():
     # CHECK-NEXT: [[NEG:%.+]] = "aten.neg"([[S]]) : (tensor<f32>) -> tensor<f32>
     # CHECK-NEXT: "aten.where.self"([[GT]], [[S]], [[NEG]]) : (tensor<i1>, tensor<f32>, tensor<f32>)
     # CHECK-SAME: -> tensor<f32>
-    # CHECK-NEXT: [[THREE:%.+]] = "aten.clone"([[C]]) : (tensor<i64>) -> tensor<i64>
+    # CHECK-NEXT: [[THREE:%.+]] = "aten.lift_fresh_copy"([[C]]) : (tensor<i64>) -> tensor<i64>
     # CHECK-NEXT: "aten.mul.Tensor"([[THREE]], [[S]]) : (tensor<i64>, tensor<f32>) -> tensor<f32>
     print(program)
     got, want = aten_mlir.run_reference(program, x, s), Scalars()(x, s)

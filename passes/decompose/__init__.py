@@ -20,6 +20,8 @@ from . import (  # noqa: F401  (registers the rules)
     normalization,
     padding,
     pooling,
+    prims,
+    quantized,
     random,
     reductions,
     rnn,

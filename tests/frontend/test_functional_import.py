@@ -71,5 +71,7 @@ def test_mutation_or_unhandled_composite_still_retraces(retraces):
     ep = torch.export.export(Composites().eval(), (torch.randn(2, 2, 8),))
     import_program(ep, decomposed_later=_handled() - {"aten.dropout"})
     assert len(retraces) == 2
-    import_program(ep)  # nothing named: as before
+    import_program(ep, decomposed_later=())  # nothing named: always re-traced
+    assert len(retraces) == 3
+    import_program(ep)  # the default is the decompose stage's set: no re-trace
     assert len(retraces) == 3
