@@ -93,8 +93,12 @@ def _div(a: Mono, b: Mono) -> Mono:
 
 
 def _match_groups(ins: list[Mono], outs: list[Mono]):
-    """Reassociation groups (input dims, output dims) with equal products, or one group of all
-    dims when the sizes cannot be matched (collapse to 1-D, then expand)."""
+    """Reassociation groups (input dims, output dims) with equal products; from the first dims
+    that cannot be matched on, one group of all the dims left (the products before it matched,
+    so the rest have equal products too). Keeping the matched groups keeps each one to a single
+    dynamic size where it can (`x.view(x.size(0), 3, 5, x.size(3), 384)` of a 6-d `x` with
+    dynamic dims: one all-dims group would hold two dynamic sizes, which expand-strided-metadata
+    asserts on)."""
     one = (1, ())
     gi_all, go_all = [], []
     i = j = 0
@@ -110,16 +114,25 @@ def _match_groups(ins: list[Mono], outs: list[Mono]):
                 go.append(j)
                 po, j = _mul(po, outs[j]), j + 1
             else:
-                return [list(range(len(ins)))], [list(range(len(outs)))]
+                return _rest_grouped(gi_all, go_all, gi[0], go[0], len(ins), len(outs))
         gi_all.append(gi)
         go_all.append(go)
     left_in, left_out = list(range(i, len(ins))), list(range(j, len(outs)))
     if any(ins[k] != one for k in left_in) or any(outs[k] != one for k in left_out):
-        return [list(range(len(ins)))], [list(range(len(outs)))]
+        start_in = gi_all[-1][0] if gi_all else 0
+        start_out = go_all[-1][0] if go_all else 0
+        return _rest_grouped(gi_all[:-1], go_all[:-1], start_in, start_out, len(ins), len(outs))
     if gi_all:
         gi_all[-1].extend(left_in)
         go_all[-1].extend(left_out)
     return gi_all, go_all
+
+
+def _rest_grouped(gi_all, go_all, i: int, j: int, n_in: int, n_out: int):
+    """The matched groups, then one group of dims i.. of the input and j.. of the output."""
+    if not gi_all or i == n_in or j == n_out:
+        return [list(range(n_in))], [list(range(n_out))]
+    return gi_all + [list(range(i, n_in))], go_all + [list(range(j, n_out))]
 
 
 def reshape(rw: LoweringRewriter, x: ir.Value, result: ir.RankedTensorType, sizes) -> ir.Value:
@@ -147,7 +160,12 @@ def reshape(rw: LoweringRewriter, x: ir.Value, result: ir.RankedTensorType, size
         if _divides(known, total):
             outs[k] = _div(total, known)
     groups_in, groups_out = _match_groups(ins, outs)
-    return expand(rw, collapse(rw, x, groups_in), groups_out, result, sizes)
+    # A size the result type leaves `?` but the view gives as a constant (the FX type of
+    # `view(.., 384)` from symbolic sizes): expanded to the static size, then cast to `?`.
+    known = [folded(s) for s in sizes]
+    shape = [s if isinstance(s, int) else result.get_dim_size(d) for d, s in enumerate(known)]
+    exact = ir.RankedTensorType.get(shape, result.element_type)
+    return cast_to(rw, expand(rw, collapse(rw, x, groups_in), groups_out, exact, sizes), result)
 
 
 @register_lowering("aten.view", unsigned=True, complex=True)

@@ -3,6 +3,8 @@
 import pytest
 import torch
 
+import aten_mlir
+
 from .lowering_check import assert_lowers, assert_module_lowers
 
 Dim = torch.export.Dim
@@ -67,6 +69,36 @@ class _Reshapes(torch.nn.Module):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bool])
 def test_view_dynamic(dtype):
     module_lowers(_Reshapes(), [_of(dtype, 4, 6)], dynamic_shapes=({0: Dim("B")},))
+
+
+class _CollapseBySizes(torch.nn.Module):
+    """torch-mlir's ViewCollapseDynamicWithAtenSizeInt: the sizes read with x.size(i), the
+    sizes passed as ints specialised at export."""
+
+    def __init__(self, unsafe: bool):
+        super().__init__()
+        self.unsafe = unsafe
+
+    def forward(self, x):
+        sizes = [x.size(0), 3, 5, x.size(3), 384]
+        if self.unsafe:
+            return torch.ops.aten._unsafe_view(x, sizes)
+        return x.view(sizes)
+
+
+@pytest.mark.parametrize("unsafe", [False, True])
+def test_view_collapse_dynamic_sizes(unsafe):
+    """Dims 4 and 5 (both `?`) collapse into the constant 384 behind two other dynamic dims:
+    lowered as matched groups (one dynamic size each), not one all-dims group; called at
+    another size than exported."""
+    module = _CollapseBySizes(unsafe)
+    x = _floats(2, 3, 5, 4, 12, 32)
+    ep = torch.export.export(module, (x,), dynamic_shapes=({d: Dim.AUTO for d in range(6)},))
+    compiled = aten_mlir.compile(ep)
+    assert compiled.fallbacks == []
+    for shape in [(2, 3, 5, 4, 12, 32), (3, 3, 5, 2, 6, 64)]:
+        y = _floats(*shape)
+        torch.testing.assert_close(compiled(y), module(y), equal_nan=True)
 
 
 class _Views(torch.nn.Module):
