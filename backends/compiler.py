@@ -167,7 +167,7 @@ def _store(cache_dir, keys, early_key, main, library, program, exported) -> None
     `program` adds to it."""
     saved = saved_signature(program, exported) if early_key else None
     keys = keys + ([early_key] if saved is not None else [])
-    if keys and library.cached:  # an in-process (uncached) library cannot be found again
+    if keys and library.stored:  # the JIT's or an uncached build's cannot be found again
         store_plan(cache_dir, keys, main, library.key, saved)
 
 
@@ -182,7 +182,7 @@ def _load(cache_dir, key, context, exported=None, program=None) -> CompiledProgr
         else:
             state, signature, ftype = plan.restored
             compiled = CompiledProgram(plan.main, plan.library, state, signature, ftype)
-    except ValueError:  # the plan does not fit its library or signature: a corrupt entry
+    except Exception:  # the plan does not fit its library or signature: a corrupt entry
         discard_plan(cache_dir, key)
         return None
     compiled.from_cache, compiled._keep_alive = True, plan.keep_alive

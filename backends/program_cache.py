@@ -7,10 +7,13 @@ taken before torch's `run_decompositions`, which alone costs more than the rest 
 compile; its entry also holds what the importer would have added to the plan (the signature and
 `@main`'s type), and the state is the ExportedProgram's own, bound at run time.
 
-An entry is `<key>.program.mlir`: a line naming the native library's cache key, a line with the
-saved signature (JSON, `null` in an IR-keyed entry), then a module of the `@main` plan (calls to
-native segments, eager fallbacks) and declarations of the segments. Written atomically; a corrupt
-entry is ignored and deleted.
+An entry is `<key>.program.mlir`: a line with its key and the sha256 of the rest, a line naming
+the native library's cache key, a line with the saved signature (JSON, `null` in an IR-keyed
+entry), then a module of the `@main` plan (calls to native segments, eager fallbacks) and
+declarations of the segments. Written atomically; an entry that is not ours, does not match its
+hash or key, or fails to parse, restore or bind in any way is a miss and is deleted: the
+compile runs and writes it again. When the directory cannot be written, nothing is stored (one
+`CacheWarning`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -39,9 +41,11 @@ from aten_mlir.frontend.program import (
 )
 
 # every CPU compile uses these: imported with the package, not inside the first cache hit
-from .cpu import compiler_version, default_cache_dir, load_cached_library
+from .cpu import compiler_version, load_cached_library
+from .cpu.cache import atomic_path, cache_directory, read_owned, remove, touch, warn_uncached
+from .cpu.cache_dir import evict
 
-PLAN_VERSION = "2"
+PLAN_VERSION = "3"
 
 
 class Restored(NamedTuple):
@@ -168,8 +172,12 @@ def restore(saved: dict, ep: torch.export.ExportedProgram, context: ir.Context) 
 
 
 def _path(cache_dir, key: str) -> Path:
-    directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    return directory / f"{key}.program.mlir"
+    return cache_directory(cache_dir) / f"{key}.program.mlir"
+
+
+def _header(key: str, body: bytes) -> bytes:
+    """The entry's first line: a copy under another key, or any changed byte, is a miss."""
+    return f"// plan {key} sha256 {hashlib.sha256(body).hexdigest()}".encode()
 
 
 def store_plan(
@@ -193,36 +201,43 @@ def store_plan(
                     )
                     func.FuncOp(name, ftype, visibility="private")
         module.body.append(main.clone())
-    text = (
+    body = (
         f"// library: {library_key}\n// signature: {json.dumps(signature)}\n"
         + module.operation.get_asm(enable_debug_info=True)
-    )
-    for key in keys:
-        path = _path(cache_dir, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.replace(tmp, path)
+    ).encode()
+    try:
+        for key in keys:
+            with atomic_path(_path(cache_dir, key)) as tmp:
+                tmp.write_bytes(_header(key, body) + b"\n" + body)
+    except OSError as error:
+        warn_uncached(cache_directory(cache_dir), error)
+        return
+    evict(cache_directory(cache_dir))
 
 
 def load_plan(cache_dir, key: str, context: ir.Context, ep=None) -> Plan | None:
     """The entry `key` if it is valid (and, given the ExportedProgram `ep`, holds a signature
     that fits it), else None; a corrupt entry is deleted."""
     path = _path(cache_dir, key)
-    try:
-        text = path.read_text()
-    except OSError:
+    touch(path)  # first: an eviction running now spares an entry being loaded
+    data = read_owned(path)
+    if data is None:  # missing, or another user's
         return None
-    plan = _parse_entry(text, cache_dir, context, ep)
+    header, _, body = data.partition(b"\n")
+    plan = None
+    if header == _header(key, body):
+        try:
+            plan = _parse_entry(body.decode(), cache_dir, context, ep)
+        except Exception:  # whatever a damaged entry raises, it is a miss, never an error
+            plan = None
     if plan is None:
-        path.unlink(missing_ok=True)
+        remove(path)
     return plan
 
 
 def discard_plan(cache_dir, key: str) -> None:
     """Deletes the entry `key` (found corrupt)."""
-    _path(cache_dir, key).unlink(missing_ok=True)
+    remove(_path(cache_dir, key))
 
 
 def _parse_entry(text: str, cache_dir, context: ir.Context, ep) -> Plan | None:

@@ -33,7 +33,20 @@ from aten_mlir.passes.outline_repeats import GLUE
 
 from . import threads
 from .abi import NativeFunction
-from .cache import Entry, atomic_path, cache_key, default_cache_dir, file_sha256
+from .cache import (
+    KEY,
+    Entry,
+    atomic_path,
+    cache_directory,
+    cache_key,
+    check_writable,
+    checked_artifact,
+    discard_artifact,
+    file_sha256,
+    private_dir,
+    warn_uncached,
+)
+from .cache_dir import evict
 
 # `-mcpu` for opt and llc; part of the cache key. Tests set a generic CPU to build portable code.
 CPU = "native"
@@ -77,17 +90,21 @@ class NativeBuildError(RuntimeError):
 class NativeLibrary:
     """Compiled code for one module: a loaded .so (or an in-process JIT engine)."""
 
-    def __init__(self, handle, *, path, key, functions, from_cache, cached=True, keepalive=()):
+    def __init__(
+        self, handle, *, path, key, functions, from_cache, cached=True, stored=True, keepalive=()
+    ):
         self._handle = handle  # ctypes.CDLL, or an ExecutionEngine when not cached
         self._keepalive = keepalive
-        self.path: Path | None = path
+        self.path: Path | None = path  # None when not stored
         self.key: str | None = key
         self.functions: tuple[str, ...] = tuple(functions)
         self.from_cache: bool = from_cache
-        self.cached: bool = cached
+        self.cached: bool = cached  # a shared library (not the JIT)
+        # in the cache directory: `load_cached_library(key)` finds it again
+        self.stored: bool = cached and stored
 
     def __repr__(self) -> str:
-        where = self.path if self.cached else "in-process JIT"
+        where = "in-process JIT" if not self.cached else self.path or "not stored"
         return f"<NativeLibrary {where} from_cache={self.from_cache} functions={self.functions}>"
 
     def function(self, name: str, arg_types: list, result_types: list) -> NativeFunction:
@@ -98,7 +115,8 @@ class NativeLibrary:
             try:
                 raw = self._handle[symbol]
             except AttributeError:
-                raise ValueError(f"{self.path} has no function {name!r} ({symbol})") from None
+                where = self.path or "the library"
+                raise ValueError(f"{where} has no function {name!r} ({symbol})") from None
             raw.argtypes = [ctypes.c_void_p] * count
             raw.restype = None
         else:
@@ -130,31 +148,43 @@ def compile_llvm_module(
     cache_dir: str | Path | None = None,
 ) -> NativeLibrary:
     """Compiles (or loads from the disk cache) an LLVM-dialect module with C interfaces. Text is
-    keyed and built as it is; a module as its MLIR bytecode."""
+    keyed as it is; a module on the LLVM IR mlir-translate makes of it, which is the same in
+    every process (its bytecode is not: tables ordered by pointer). Built in a private temporary
+    directory, not kept, when the cache directory cannot be written."""
     if opt_level not in (0, 1, 2, 3):
         raise ValueError(f"opt_level must be 0..3, got {opt_level!r}")
+    directory = cache_directory(cache_dir)
     if _link_command([Path("x.o")], Path("x.so")) is None:
-        return _jit(str(module_or_text), opt_level)
+        return _jit(str(module_or_text), opt_level, directory)
     source, functions, glue = _source(module_or_text)
-    directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    entry = Entry(directory, cache_key(source, opt_level, CPU))
+    llvm_ir = None if isinstance(module_or_text, str) else _translate(source)
+    entry = Entry(directory, cache_key(source if llvm_ir is None else llvm_ir, opt_level, CPU))
     loaded, _ = _load(entry)
     if loaded is not None:
         handle, functions = loaded
         return NativeLibrary(
             handle, path=entry.so, key=entry.key, functions=functions, from_cache=True
         )
-    entry.remove()  # a corrupt or partial entry
-    # Twice: a process that saw our entry half-published may have deleted it as corrupt.
-    for _ in range(2):
-        _build(source, entry, opt_level, functions, glue)
-        loaded, problem = _load(entry)
-        if loaded is not None:
-            return NativeLibrary(
-                loaded[0], path=entry.so, key=entry.key, functions=functions, from_cache=False
-            )
-    raise NativeBuildError(f"the library just built does not load: {problem}")
+    llvm_ir = _translate(source) if llvm_ir is None else llvm_ir
+    build = functools.partial(_build, llvm_ir, opt_level=opt_level, functions=functions, glue=glue)
+    try:  # over a corrupt or partial entry: os.replace publishes each file whole
+        check_writable(directory)
+        handle = build(entry)
+    except OSError as error:  # tool failures are NativeBuildErrors: this is the directory
+        warn_uncached(directory, error)
+    else:
+        evict(directory)
+        return NativeLibrary(
+            handle, path=entry.so, key=entry.key, functions=functions, from_cache=False
+        )
+    try:
+        with private_dir() as private:
+            handle = build(Entry(private, entry.key))
+    except OSError as error:
+        raise NativeBuildError(f"cannot build in a temporary directory: {error}") from error
+    return NativeLibrary(
+        handle, path=None, key=entry.key, functions=functions, from_cache=False, stored=False
+    )
 
 
 def _source(module_or_text: ir.Module | str) -> tuple[bytes, list[str], list[str]]:
@@ -177,11 +207,17 @@ def _source(module_or_text: ir.Module | str) -> tuple[bytes, list[str], list[str
     return buffer.getvalue(), functions, glue
 
 
+def _translate(source: bytes) -> bytes:
+    """The LLVM IR of an LLVM-dialect module (text or bytecode)."""
+    return _run([_tool("mlir", "mlir-translate"), "--mlir-to-llvmir"], source)
+
+
 def load_cached_library(key: str, cache_dir: str | Path | None = None) -> NativeLibrary | None:
-    """The library of cache entry `key` (a `NativeLibrary.key`), or None when it is missing or
-    corrupt: lets a caller that keys on its own input skip MLIR entirely."""
-    directory = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    entry = Entry(directory, key)
+    """The library of cache entry `key` (a `NativeLibrary.key`), or None when it is missing,
+    corrupt or not ours: lets a caller that keys on its own input skip MLIR entirely."""
+    if not isinstance(key, str) or not KEY.fullmatch(key):
+        return None
+    entry = Entry(cache_directory(cache_dir), key)
     loaded, _ = _load(entry)
     if loaded is None:
         return None
@@ -194,25 +230,33 @@ def _load(entry: Entry):
     if meta is None:
         return None, f"{entry.sidecar} missing, unreadable or not matching {entry.so}"
     try:
-        threads.load()  # first: the library binds aten_mlir_parallel_for to the global pool
-        handle = ctypes.CDLL(str(entry.so))
-    except OSError as error:
+        return (_open(entry.so, meta["functions"], entry.directory), meta["functions"]), None
+    except NativeBuildError as error:
         return None, str(error)
-    functions = meta.get("functions", [])
+
+
+def _open(path: Path, functions: list[str], directory: Path) -> ctypes.CDLL:
+    """dlopen's `path` and checks it defines `functions`' C interfaces."""
+    threads.load(directory)  # first: the library binds aten_mlir_parallel_for to the global pool
+    try:
+        handle = ctypes.CDLL(str(path))
+    except OSError as error:
+        raise NativeBuildError(f"{path} does not load: {error}") from None
     for name in functions:
         try:
             handle[f"_mlir_ciface_{name}"]
         except AttributeError:
-            return None, f"{entry.so} lacks _mlir_ciface_{name}"
-    return (handle, functions), None
+            raise NativeBuildError(f"{path} lacks _mlir_ciface_{name}") from None
+    return handle
 
 
 def _build(
-    source: bytes, entry: Entry, opt_level: int, functions: list[str], glue: list[str]
-) -> None:
-    """Runs the tools and publishes `<key>.so`, then `<key>.json`, each atomically."""
+    llvm_ir: bytes, entry: Entry, *, opt_level: int, functions: list[str], glue: list[str]
+) -> ctypes.CDLL:
+    """Runs the tools and publishes `<key>.so`, then `<key>.json`, each atomically; returns the
+    library, loaded from our own file before it is published (a racing process may replace
+    the published one)."""
     target = [f"-mtriple={_default_triple()}", f"-mcpu={CPU}"]
-    llvm_ir = _run([_tool("mlir", "mlir-translate"), "--mlir-to-llvmir"], source)
     bitcode = _run(
         [_tool("llvm", "opt"), *opt_flags(opt_level, functions, glue), *target, "-o", "-"],
         llvm_ir + _RUNTIME_IR,
@@ -220,11 +264,12 @@ def _build(
     llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
     with tempfile.TemporaryDirectory(prefix="aten_mlir_build_") as work:
         objects = _codegen(bitcode, [*llc, *target], Path(work))
-        # hash our own .so: a racing process may replace the published one
         with atomic_path(entry.so) as so:
-            _run(_link_command(objects, so, _support_object(entry.directory)))
+            _link(objects, so, entry.directory)
             digest = file_sha256(so)
+            handle = _open(so, functions, entry.directory)
     entry.write_sidecar(digest, functions, opt_level, CPU)
+    return handle
 
 
 def _codegen(bitcode: bytes, llc: list[str], work: Path) -> list[Path]:
@@ -295,18 +340,30 @@ def _c_compiler() -> str | None:
     return _which("cc") or _which("gcc") or _which("clang")
 
 
+def _link(objects: list[Path], out: Path, directory: Path) -> None:
+    """Links `objects` and the runtime support into the shared library `out`."""
+    support = _support_object(directory)
+    try:
+        _run(_link_command(objects, out, support))
+    except NativeBuildError:
+        if support is None:
+            raise
+        discard_artifact(support)  # it matched its hash, yet may be what fails: built again
+        _run(_link_command(objects, out, _support_object(directory)))
+
+
 def _support_object(directory: Path) -> Path | None:
     """`runtime_support.c` compiled once per cache directory and compiler (under `support/`,
-    keyed by both), rather than by every link: it was a twentieth of a cold compile."""
+    keyed by both, checked against its hash), rather than by every link: it was a twentieth
+    of a cold compile."""
     cc = _c_compiler()
     if cc is None:
         return None
     digest = hashlib.sha256(_SUPPORT.read_bytes() + cc.encode()).hexdigest()[:16]
     obj = directory / "support" / f"runtime_support-{digest}.o"
-    if not obj.is_file():
-        with atomic_path(obj) as tmp:
-            _run([cc, "-c", "-O2", "-fPIC", "-o", str(tmp), str(_SUPPORT)])
-    return obj
+    return checked_artifact(
+        obj, lambda tmp: _run([cc, "-c", "-O2", "-fPIC", "-o", str(tmp), str(_SUPPORT)])
+    )
 
 
 def _which(name: str) -> str | None:
@@ -365,14 +422,14 @@ def _run_all(commands: list[list[str]]) -> None:
         raise NativeBuildError(failed)
 
 
-def _jit(text: str, opt_level: int) -> NativeLibrary:
+def _jit(text: str, opt_level: int, directory: Path) -> NativeLibrary:
     """In-process fallback when no linker exists: MLIR's ExecutionEngine, nothing on disk."""
     from mlir.execution_engine import ExecutionEngine
 
     context = ir.Context()
     with context:
         module = ir.Module.parse(text)
-        pool = threads.load_if_possible()  # the engine resolves it in the process
+        pool = threads.load_if_possible(directory)  # the engine resolves it in the process
         engine = ExecutionEngine(module, opt_level=opt_level)
         if pool is None:  # no C compiler for the pool either: outlined loops run serially
             # (register_runtime would bind `_mlir_ciface_<name>`; the call is to the plain name)

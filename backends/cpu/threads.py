@@ -1,10 +1,11 @@
 """The process-wide thread pool of compiled code (`threads.c`) and its thread count.
 
 Compiled libraries call `aten_mlir_parallel_for` for the loops `cpu-parallelize-loops` outlined;
-that symbol comes from one library built here (cached next to the compiled ones, keyed by the
-source) and loaded RTLD_GLOBAL before any compiled library, so they all share one pool. The
-pool uses `torch.get_num_threads()` threads: `sync()`, run before every native call, copies it
-into the library when it changed (a 20 ns check).
+that symbol comes from one library built here (cached in the cache directory of the first
+library loaded, keyed by the source, checked against its hash; in a private temporary directory
+when that one cannot be written) and loaded RTLD_GLOBAL before any compiled library, so they all
+share one pool. The pool uses `torch.get_num_threads()` threads: `sync()`, run before every
+native call, copies it into the library when it changed (a 20 ns check).
 """
 
 from __future__ import annotations
@@ -17,7 +18,13 @@ from pathlib import Path
 
 import torch
 
-from .cache import atomic_path, default_cache_dir
+from .cache import (
+    cache_directory,
+    checked_artifact,
+    discard_artifact,
+    private_dir,
+    warn_uncached,
+)
 
 _SOURCE = Path(__file__).with_name("threads.c")
 _library: ctypes.CDLL | None = None
@@ -25,12 +32,13 @@ _synced = 1  # the count the library holds (its initial value)
 _unbuildable = False  # no C compiler: compiled loops run serially (`load_if_possible`)
 
 
-def load() -> ctypes.CDLL:
-    """The pool library, built on first use and loaded once, globally; it runs loops on torch's
-    own OpenMP team when torch uses GNU OpenMP (`share_openmp`)."""
+def load(cache_dir: str | Path | None = None) -> ctypes.CDLL:
+    """The pool library, built on first use (in `cache_dir`, default `default_cache_dir()`) and
+    loaded once, globally; it runs loops on torch's own OpenMP team when torch uses GNU OpenMP
+    (`share_openmp`)."""
     global _library
     if _library is None:
-        _library = ctypes.CDLL(str(_built()), mode=ctypes.RTLD_GLOBAL)
+        _library = _open(cache_directory(cache_dir))
         share_openmp(True)
     return _library
 
@@ -63,12 +71,12 @@ def _libgomp_entries() -> tuple[int, int, int] | None:
     return None
 
 
-def load_if_possible() -> ctypes.CDLL | None:
+def load_if_possible(cache_dir: str | Path | None = None) -> ctypes.CDLL | None:
     """The pool library, or None when it cannot be built (no C compiler: the JIT fallback)."""
     global _unbuildable
     if _library is None and not _unbuildable:
         try:
-            load()
+            load(cache_dir)
         except RuntimeError:
             _unbuildable = True
     return _library
@@ -83,22 +91,36 @@ def serial_parallel_for(body: int, context: int, count: int) -> None:
 _BODY = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 
 
-def _built() -> Path:
-    source = _SOURCE.read_bytes()
-    directory = default_cache_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"threads-{hashlib.sha256(source).hexdigest()[:16]}.so"
-    if path.is_file():
-        return path
+def _open(directory: Path) -> ctypes.CDLL:
+    """Loads `support/threads-<source hash>.so` from `directory`, built there first if missing
+    or corrupt; built privately (and not kept) if `directory` cannot be written."""
+    name = f"threads-{hashlib.sha256(_SOURCE.read_bytes()).hexdigest()[:16]}.so"
+    for _ in range(2):  # a second time after discarding a copy that matched its hash yet failed
+        try:
+            path = checked_artifact(directory / "support" / name, _compile)
+        except OSError as error:
+            warn_uncached(directory, error)
+            break
+        try:
+            return ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+        except OSError:
+            discard_artifact(path)
+    with private_dir() as private:
+        _compile(private / name)
+        return ctypes.CDLL(str(private / name), mode=ctypes.RTLD_GLOBAL)
+
+
+def _compile(out: Path) -> None:
     cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if cc is None:
         raise RuntimeError("no C compiler to build the thread pool (threads.c)")
-    with atomic_path(path) as out:
-        command = [cc, "-shared", "-O2", "-fPIC", "-pthread", "-o", str(out), str(_SOURCE)]
+    command = [cc, "-shared", "-O2", "-fPIC", "-pthread", "-o", str(out), str(_SOURCE)]
+    try:
         done = subprocess.run(command, capture_output=True, check=False)
-        if done.returncode != 0:
-            raise RuntimeError(f"building threads.c failed: {done.stderr.decode().strip()}")
-    return path
+    except OSError as error:  # not an unwritable cache: `_open` must not read it as one
+        raise RuntimeError(f"cannot run {cc}: {error}") from error
+    if done.returncode != 0:
+        raise RuntimeError(f"building threads.c failed: {done.stderr.decode().strip()}")
 
 
 def sync() -> None:
