@@ -8,6 +8,7 @@ the number of operands it takes (0 for an attribute or an absent optional).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 
 import torch
@@ -139,7 +140,7 @@ def aten(op_name: str, *args, loc=None, ip=None, **kwargs) -> ir.Value:
 _DYNAMIC_STANDINS = (17, 29)
 
 
-def _meta(value, standin: int):
+def _meta(value, standin: int, device: str = "meta"):
     if isinstance(value, ir.Value):
         t = value.type
         if not isinstance(t, ir.RankedTensorType):
@@ -149,17 +150,23 @@ def _meta(value, standin: int):
         from .dtypes import dtype_of
 
         shape = [standin if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank)]
-        return torch.empty(shape, dtype=dtype_of(t.element_type), device="meta")
+        return torch.empty(shape, dtype=dtype_of(t.element_type), device=device)
     if isinstance(value, (list, tuple)):
-        return [_meta(v, standin) for v in value]
+        return [_meta(v, standin, device) for v in value]
     return value
 
 
-def _run_meta(opdef: OpDef, bound: dict, standin: int):
-    call_args = [_meta(bound[a.name], standin) for a in opdef.args if not a.kwarg_only]
-    call_kwargs = {a.name: _meta(bound[a.name], standin) for a in opdef.args if a.kwarg_only}
+def _run_meta(opdef: OpDef, bound: dict, standin: int, fake: bool = False):
+    device = "cpu" if fake else "meta"
     try:
-        out = opdef.overload(*call_args, **call_kwargs)
+        with _fake_mode() if fake else contextlib.nullcontext():
+            call_args = [
+                _meta(bound[a.name], standin, device) for a in opdef.args if not a.kwarg_only
+            ]
+            call_kwargs = {
+                a.name: _meta(bound[a.name], standin, device) for a in opdef.args if a.kwarg_only
+            }
+            out = opdef.overload(*call_args, **call_kwargs)
     except Exception as e:
         raise AtenBuildError(
             f"{opdef.op_name}: cannot infer result types ({e}); pass results="
@@ -167,9 +174,18 @@ def _run_meta(opdef: OpDef, bound: dict, standin: int):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def infer_result_types(opdef: OpDef, bound: dict) -> list[ir.Type]:
+def _fake_mode():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    return FakeTensorMode()
+
+
+def infer_result_types(opdef: OpDef, bound: dict, fake: bool = False) -> list[ir.Type]:
     """Result types from running the overload on meta tensors; with dynamic operand dims it runs
-    twice with different stand-in sizes and marks every result dim that moved as `?`."""
+    twice with different stand-in sizes and marks every result dim that moved as `?`. With
+    `fake`, on CPU fake tensors, as torch.export traces: slower, but where an op's meta kernel
+    and its CPU kernel disagree (`_native_batch_norm_legit_no_training`'s empty saved
+    statistics) it gives what the exported graph says."""
     dynamic = any(
         isinstance(v, ir.Value)
         and isinstance(v.type, ir.RankedTensorType)
@@ -177,8 +193,8 @@ def infer_result_types(opdef: OpDef, bound: dict) -> list[ir.Type]:
         for arg in bound.values()
         for v in (arg if isinstance(arg, (list, tuple)) else [arg])
     )
-    first = _run_meta(opdef, bound, _DYNAMIC_STANDINS[0])
-    second = _run_meta(opdef, bound, _DYNAMIC_STANDINS[1]) if dynamic else first
+    first = _run_meta(opdef, bound, _DYNAMIC_STANDINS[0], fake)
+    second = _run_meta(opdef, bound, _DYNAMIC_STANDINS[1], fake) if dynamic else first
     return [_result_type(opdef, a, b) for a, b in zip(first, second)]
 
 

@@ -12,7 +12,16 @@ from mlir import ir
 
 from .attrs import check_attr
 from .opdefs import ArgDef, ArgKind, OpDef, get_op_def
-from .ops import RESULT_SEGMENTS, SEGMENTS, element_error, operand_segments, result_types_ok
+from .ops import (
+    RESULT_SEGMENTS,
+    SEGMENTS,
+    AtenBuildError,
+    element_error,
+    infer_result_types,
+    op_arguments,
+    operand_segments,
+    result_types_ok,
+)
 
 
 @dataclass
@@ -124,7 +133,91 @@ def verify_op(op: ir.Operation, opdef: OpDef | None = None) -> list[str]:
     why = result_types_ok(opdef, op)
     if why:
         problems.append(why)
+    elif not problems:
+        why = inferred_type_mismatch(op, opdef)
+        if why:
+            problems.append(why)
     return problems
+
+
+# (op name, attributes, operand types, result types) -> the mismatch, or None: a model's
+# layers repeat the same ops, and running an overload on meta tensors costs ~50 us.
+_INFERRED: dict[tuple, str | None] = {}
+
+
+def inferred_type_mismatch(op: ir.Operation, opdef: OpDef) -> str | None:
+    """Why the declared result types contradict those the overload computes on meta tensors
+    (rank, element type, or a static size), or None. Where inference cannot run (a size or a
+    wrapped number known only at run time, a data-dependent result) only the declared kinds
+    are checked; a `?` on either side matches any size."""
+    declared = [r.type for r in op.results]
+    key = (
+        op.name,
+        tuple((n, str(op.attributes[n])) for n in op.attributes),
+        tuple(str(v.type) for v in op.operands),
+        tuple(str(t) for t in declared),
+    )
+    if key not in _INFERRED:
+        if len(_INFERRED) > 100_000:  # a long-lived process compiling many programs
+            _INFERRED.clear()
+        _INFERRED[key] = _mismatch(op, opdef, declared)
+    return _INFERRED[key]
+
+
+def _mismatch(op: ir.Operation, opdef: OpDef, declared: list[ir.Type]) -> str | None:
+    if any(not isinstance(v.type, ir.RankedTensorType) for v in op.operands):
+        return None  # a runtime scalar: meta tensors cannot stand for it
+    why = _compare(op, opdef, declared, fake=False)
+    # an op's meta kernel may disagree with the CPU kernel export traced: ask fake tensors
+    return why and _compare(op, opdef, declared, fake=True)
+
+
+def _compare(op: ir.Operation, opdef: OpDef, declared: list[ir.Type], fake: bool) -> str | None:
+    try:
+        with op.context, op.location:
+            inferred = infer_result_types(opdef, op_arguments(op, opdef), fake=fake)
+    except AtenBuildError as e:
+        return _rejected(op, fake, e)
+    except Exception:  # noqa: BLE001  (a type torch infers that MLIR cannot spell: no claim)
+        return None
+    flat = [t for r in inferred for t in (r if isinstance(r, list) else [r])]
+    if len(flat) != len(declared):
+        return None  # a Tensor[] whose length the stand-in sizes changed
+    for i, (want, got) in enumerate(zip(flat, declared)):
+        if not isinstance(got, ir.RankedTensorType):
+            continue  # a scalar result: its kind is checked by result_types_ok
+        if (
+            want.rank != got.rank
+            or want.element_type != got.element_type
+            or any(
+                not want.is_dynamic_dim(d)
+                and not got.is_dynamic_dim(d)
+                and want.get_dim_size(d) != got.get_dim_size(d)
+                for d in range(want.rank)
+            )
+        ):
+            return f"result #{i} has type {got}, but the operands give {want}"
+    return None
+
+
+def _rejected(op: ir.Operation, fake: bool, error: AtenBuildError) -> str | None:
+    """The overload's own complaint about operands of static shape (`add` of 2x3 and 4x5), as
+    fake tensors raise it. With a `?` dim the stand-in sizes may not fit where the real ones do,
+    and an op without a meta kernel or with a data-dependent result says nothing about the IR."""
+    cause = error.__cause__ or error.__context__
+    if not fake or not all(v.type.has_static_shape for v in op.operands):
+        return None if fake else "operands do not fit"  # ask fake tensors
+    if (
+        cause is None
+        or isinstance(cause, NotImplementedError)
+        or type(cause).__module__.startswith("torch._subclasses")
+    ):
+        return None
+    return f"operands do not fit the schema: {_first_line(cause)}"
+
+
+def _first_line(e: BaseException) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
 def verify_aten_ops(root: ir.Operation) -> list[AtenDiagnostic]:

@@ -216,18 +216,14 @@ def _run_op(op: ir.Operation, env: dict) -> list:
     return [out]
 
 
-def _check_input(arg: ir.Value, value, index: int) -> None:
+def _check_input(arg: ir.Value, value, name: str) -> None:
     if not isinstance(value, torch.Tensor):
-        raise ValueError(f"user input #{index} must be a tensor, got {type(value).__name__}")
+        raise ValueError(f"input '{name}' must be a tensor, got {type(value).__name__}")
     t = ir.RankedTensorType(arg.type)
-    dtype = dtype_of(t.element_type)
-    static = [None if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank)]
-    shape_ok = value.dim() == t.rank and all(
-        s is None or s == v for s, v in zip(static, value.shape)
-    )
-    if value.dtype != dtype or not shape_ok:
+    if _mismatches(t, value):
         raise ValueError(
-            f"user input #{index}: expected {t} ({dtype}), got {list(value.shape)} {value.dtype}"
+            f"input '{name}': expected {t} ({dtype_of(t.element_type)}), "
+            f"got {list(value.shape)} {value.dtype}"
         )
 
 
@@ -239,8 +235,8 @@ def _bind_arguments(program: Program, block, user_inputs) -> dict:
     env, it = {}, enumerate(user_inputs)
     for spec, arg in zip(specs, block.arguments):
         if spec.role == "user_input":
-            index, value = next(it)
-            _check_input(arg, value, index)
+            _, value = next(it)
+            _check_input(arg, value, spec.name)
         elif spec.name in program.state:
             value = program.state[spec.name]
         else:
@@ -271,8 +267,32 @@ def run_reference(program: Program, *user_inputs):
                     f"{describe_location(op.location)}: '{op.name}' failed in eager: "
                     f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
                 ) from e
+            _check_results(op, results)
             env.update(zip(op.results, results))
     return _user_outputs(program, returned, user_inputs)
+
+
+def _check_results(op: ir.Operation, results: list) -> None:
+    """The IR's claim about each result (rank, dtype, static sizes) holds for what the kernel
+    returned: a type the verifier could not refute (a size known only at run time) must not
+    let a tensor of another shape flow on as if it were the declared one."""
+    for i, (r, value) in enumerate(zip(op.results, results)):
+        if not isinstance(value, torch.Tensor) or not isinstance(r.type, ir.RankedTensorType):
+            continue
+        if _mismatches(ir.RankedTensorType(r.type), value):
+            raise ReferenceError(
+                f"{describe_location(op.location)}: '{op.name}' result #{i} is declared "
+                f"{r.type} but the kernel returned {list(value.shape)} {value.dtype}"
+            )
+
+
+def _mismatches(t: ir.RankedTensorType, value: torch.Tensor) -> bool:
+    static = [None if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank)]
+    return (
+        value.dtype != dtype_of(t.element_type)
+        or value.dim() != t.rank
+        or any(s is not None and s != v for s, v in zip(static, value.shape))
+    )
 
 
 def _user_outputs(program: Program, returned: list, user_inputs):

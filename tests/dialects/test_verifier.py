@@ -229,6 +229,35 @@ MALFORMED = {
         "aten.add.Tensor",
         ["'other'"],
     ),
+    # result types the operands contradict (the overload run on meta tensors says otherwise)
+    "transposed_result_shape": (
+        '%0 = "aten.relu"(%x) : (tensor<2x3xf32>) -> tensor<3x2xf32>',
+        "aten.relu",
+        ["result #0 has type tensor<3x2xf32>", "operands give tensor<2x3xf32>"],
+    ),
+    "wrong_result_element_type": (
+        '%0 = "aten.relu"(%x) : (tensor<2x3xf32>) -> tensor<2x3xi32>',
+        "aten.relu",
+        ["result #0 has type tensor<2x3xi32>", "operands give tensor<2x3xf32>"],
+    ),
+    "unbroadcastable_operands": (
+        '%0 = "aten.add.Tensor"(%x, %z) {alpha = 1 : i64} : (tensor<2x3xf32>, tensor<4x5xf32>) '
+        "-> tensor<2x3xf32>",
+        "aten.add.Tensor",
+        ["operands do not fit", "broadcast"],
+    ),
+    "wrong_result_rank": (
+        '%0 = "aten.sum.dim_IntList"(%x) {dim = array<i64: 1>, keepdim = false, '
+        "operandSegmentSizes = array<i32: 1, 0, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x1xf32>",
+        "aten.sum.dim_IntList",
+        ["result #0 has type tensor<2x1xf32>", "operands give tensor<2xf32>"],
+    ),
+    "wrong_promoted_type": (
+        '%0 = "aten.add.Tensor"(%x) {alpha = 1 : i64, other = 2 : i64, operandSegmentSizes = '
+        "array<i32: 1, 0, 0>} : (tensor<2x3xf32>) -> tensor<2x3xf64>",
+        "aten.add.Tensor",
+        ["result #0 has type tensor<2x3xf64>", "operands give tensor<2x3xf32>"],
+    ),
     "missing_result_segments": (
         '%0:3 = "aten.histogramdd"(%x) {bins = array<i64: 2, 2>, density = false, '
         "operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>} : (tensor<2x3xf32>) -> "
@@ -243,6 +272,7 @@ MALFORMED = {
 def test_malformed_ops_are_rejected_with_a_precise_message(name):
     body, op_name, fragments = MALFORMED[name]
     args = ARGS + (", %y: tensor<2xi3>" if "%y" in body else "")
+    args += ", %z: tensor<4x5xf32>" if "%z" in body else ""
     line = first_line(body, args)
     assert line.startswith("aten verifier: t.mlir:2:"), line
     assert f"'{op_name}' op" in line, line
