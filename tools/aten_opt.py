@@ -25,10 +25,9 @@ from aten_mlir.passes import (
 )
 from aten_mlir.passes.registry import format_option_value
 
-from .diagnostics import Diag, diags_of, parse_expectations, verify_diagnostics
-
-SPLIT_MARKER = re.compile(r"^\s*//\s*-----")
-TARGETS = ("cpu", "triton")
+from .diagnostics import Diag, ToolError, diags_of, parse_expectations, verify_diagnostics
+from .source import read_input, split_input, write_output
+from .stages import TARGETS, list_stages, stage_pipeline, target_of
 
 EPILOG = """\
 passes:
@@ -45,14 +44,6 @@ importing:
 
 exit status: 0 on success, 1 on an error diagnostic (or a --verify-diagnostics mismatch).
 """
-
-
-class ToolError(Exception):
-    """An error the user can fix; printed as one line `<where>: error: <message>`, exit 1."""
-
-    def __init__(self, message: str, where: str = "aten-opt"):
-        super().__init__(message)
-        self.where = where
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -135,52 +126,11 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, str]:
     if args.stage:
         if pipeline:
             raise ToolError("give either --stage or a pass pipeline, not both")
-        args.target = args.target or _target_of(args.stage)
-        pipeline = ",".join(_stage_pipeline(s, args.target) for s in args.stage)
+        args.target = args.target or target_of(args.stage)
+        pipeline = ",".join(stage_pipeline(s, args.target) for s in args.stage)
     if args.import_pt2 and (args.split_input_file or args.verify_diagnostics):
         raise ToolError("--import takes a .pt2 file: no --split-input-file/--verify-diagnostics")
     return args, pipeline
-
-
-def _stages(target: str) -> list:
-    from aten_mlir.passes.lowering import LOWERING_STAGES, TRITON_STAGES
-
-    return {"cpu": LOWERING_STAGES, "triton": TRITON_STAGES}[target]
-
-
-def _target_of(specs: list[str]) -> str:
-    """Triton when a named stage exists only there (`triton-loops`), else the CPU."""
-    cpu = {s.name for s in _stages("cpu")}
-    named = {n for spec in specs for n in spec.split("..") if n}
-    return "triton" if named - cpu and named <= {s.name for s in _stages("triton")} else "cpu"
-
-
-def _stage_pipeline(spec: str, target: str = "cpu") -> str:
-    """The pipeline text of a stage name or a range `first..last` of `target`'s stages."""
-    stages = _stages(target)
-    names = [s.name for s in stages]
-    first, dots, last = spec.partition("..")
-    if not dots:
-        last = first
-    for n in (first, last):
-        if n and n not in names:
-            raise ToolError(f"unknown {target} stage '{n}' (stages: {', '.join(names)})")
-    lo = names.index(first) if first else 0
-    hi = names.index(last) if last else len(names) - 1
-    if lo > hi:
-        raise ToolError(f"stage range '{spec}' is empty: '{first}' comes after '{last}'")
-    return ",".join(s.pipeline for s in stages[lo : hi + 1])
-
-
-def list_stages(target: str = "cpu") -> str:
-    lines = [
-        f"{target} lowering stages, in order (aten-opt --target {target} --stage NAME, or "
-        "--stage FIRST..LAST):",
-        "",
-    ]
-    for s in _stages(target):
-        lines += [f"  {s.name}", f"      {s.summary}", f"      pipeline: {s.pipeline}"]
-    return "\n".join(lines)
 
 
 def list_passes() -> str:
@@ -214,19 +164,6 @@ def version() -> str:
         f"aten-opt (aten-mlir {v('aten-mlir')}, MLIR bindings {v('xtc-mlir-python-bindings')},"
         f" torch {v('torch')})"
     )
-
-
-def split_input(text: str) -> list[str]:
-    """Chunks between `// -----` lines, each padded with newlines to keep its line numbers."""
-    chunks, start, current = [], 0, []
-    for i, line in enumerate(text.splitlines(keepends=True)):
-        if SPLIT_MARKER.match(line):
-            chunks.append("\n" * start + "".join(current))
-            start, current = i + 1, []
-        else:
-            current.append(line)
-    chunks.append("\n" * start + "".join(current))
-    return chunks
 
 
 def parse_error_diags(e: IRParseError, source: str) -> list[Diag]:
@@ -357,40 +294,9 @@ def _process_pt2(report, text: str, path: str, pipeline: str, args) -> Result:
         handler.detach()
 
 
-def _read_input(path: str) -> tuple[str, str]:
-    if path == "-":
-        data, source = sys.stdin.buffer.read(), "<stdin>"
-    else:
-        try:
-            with open(path, "rb") as f:
-                data, source = f.read(), path
-        except OSError as e:
-            raise ToolError(f"cannot open input file '{path}': {e.strerror}") from None
-    try:
-        return data.decode("utf-8"), source
-    except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
-        column = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        raise ToolError(
-            f"invalid UTF-8 byte 0x{data[e.start]:02x} in the input",
-            where=f"{source}:{line}:{column}",
-        ) from None
-
-
-def _write_output(path: str, text: str) -> None:
-    if path == "-":
-        sys.stdout.write(text)
-        return
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        raise ToolError(f"cannot write output file '{path}': {e.strerror}") from None
-
-
 def _process_chunks(args, pipeline: str) -> tuple[list[str], list[str], bool]:
     """(outputs, stderr lines, failed) of the textual input, chunk by chunk."""
-    text, source = _read_input(args.input)
+    text, source = read_input(args.input)
     chunks = split_input(text) if args.split_input_file else [text]
     outputs, messages, failed = [], [], False
     for chunk in chunks:
@@ -427,7 +333,7 @@ def run(argv: list[str]) -> int:
     for line in messages:
         print(line, file=sys.stderr)
     if any(outputs) or not failed:
-        _write_output(args.output, "// -----\n".join(outputs))
+        write_output(args.output, "// -----\n".join(outputs))
     return 1 if failed else 0
 
 

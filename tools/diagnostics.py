@@ -37,6 +37,14 @@ class Diag:
         return f"{self.where}: {self.severity}: {self.message}"
 
 
+class ToolError(Exception):
+    """An error the user can fix; printed as one line `<where>: error: <message>`, exit 1."""
+
+    def __init__(self, message: str, where: str = "aten-opt"):
+        super().__init__(message)
+        self.where = where
+
+
 def diags_of(d) -> list[Diag]:
     """An `ir.Diagnostic` or `ir.DiagnosticInfo` and its notes, as records."""
     loc = d.location
