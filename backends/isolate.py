@@ -18,6 +18,7 @@ exits normally, kept in `ChildCrashed.stderr` (the assertion text) when it dies.
 
 from __future__ import annotations
 
+import faulthandler
 import importlib
 import os
 import pickle
@@ -107,6 +108,7 @@ def _child(fd: int, errors, fn, args, kwargs) -> None:  # pragma: no cover
     code = 0
     try:
         os.dup2(errors.fileno(), 2)
+        faulthandler.disable()  # its dump goes to the parent's stderr; the crash is reported
         # a crash should print the assertion, not spend seconds symbolizing the stack dump
         os.environ["LLVM_DISABLE_SYMBOLIZATION"] = "1"
         _single_threaded_torch()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -11,7 +12,9 @@ import pytest
 import torch
 
 import aten_mlir
+from aten_mlir.frontend.program import IRParseError, Program
 from aten_mlir.passes.lowering import stage_names
+from tests.modules import Fn
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -181,3 +184,66 @@ def test_a_corrupt_cache_entry_is_ignored_and_rebuilt(tmp_path):
     assert not program.from_cache
     torch.testing.assert_close(program(torch.ones(3)), torch.full((3,), 2.0))
     assert aten_mlir.compile(ep, cache_dir=cache).from_cache
+
+
+def _abort_in(pipeline_part: str, monkeypatch):
+    """Makes the stage whose pipeline contains `pipeline_part` abort the process it runs in,
+    as an MLIR assertion does (the forked compile child inherits the patch)."""
+    from aten_mlir.backends import compiler
+
+    real = compiler.run_pipeline
+
+    def aborting(module, pipeline, **kwargs):
+        if pipeline_part in str(pipeline):
+            os.abort()
+        return real(module, pipeline, **kwargs)
+
+    monkeypatch.setattr(compiler, "run_pipeline", aborting)
+
+
+def test_an_abort_in_a_stage_is_a_compile_error(monkeypatch):
+    _abort_in("expand-strided-metadata", monkeypatch)
+    ep = torch.export.export(Fn(lambda x: torch.relu(x) + 1), (torch.randn(3, 4),))
+    with pytest.raises(aten_mlir.CompileError) as info:
+        aten_mlir.compile(ep, cache=False)
+    error = info.value
+    assert error.stage == "llvm" and "MLIR crashed (SIGABRT)" in str(error)
+    stage_input = Path(error.repro.split()[-1])
+    assert error.repro == f"aten-opt --stage llvm {stage_input}"
+    text = stage_input.read_text()  # the loops stage's output: memrefs, not yet LLVM
+    assert "func.func @segment0(%arg0: memref<3x4xf32>" in text and "llvm.func" not in text
+    assert (stage_input.parent / "crash.log").exists()
+    monkeypatch.undo()  # and this process lives on
+    x = torch.randn(3, 4)
+    torch.testing.assert_close(aten_mlir.compile(ep, cache=False)(x), torch.relu(x) + 1)
+
+
+def test_a_triton_stage_failure_repro_names_the_triton_pipeline(monkeypatch):
+    from aten_mlir.backends import compiler
+    from aten_mlir.passes import PipelineError
+    from aten_mlir.passes.lowering import TRITON_STAGES
+
+    fusion = next(s for s in TRITON_STAGES if s.name == "fusion")
+    real = compiler.run_pipeline
+
+    def failing(module, pipeline, **kwargs):
+        if pipeline == fusion.pipeline:
+            raise PipelineError("injected")
+        return real(module, pipeline, **kwargs)
+
+    monkeypatch.setattr(compiler, "run_pipeline", failing)
+    ep = torch.export.export(Fn(lambda x: torch.relu(x) + 1), (torch.randn(3, 4),))
+    with pytest.raises(aten_mlir.CompileError) as info:
+        aten_mlir.compile(ep, target="triton")
+    assert info.value.repro.startswith("aten-opt --target triton --stage fusion ")
+
+
+def test_a_main_without_return_is_rejected_before_lowering():
+    text = (
+        "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+        '  %0 = "aten.relu"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n'
+        "}\n"
+    )
+    program = Program.from_text(text, "m.mlir")
+    with pytest.raises(IRParseError, match=r"^m\.mlir:2:8: .*@main: a block does not end in a"):
+        aten_mlir.compile(program, cache=False)

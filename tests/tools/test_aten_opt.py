@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 
 import pytest
@@ -216,3 +217,64 @@ def test_import_runs_a_pipeline(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "func.func @main" in out and '"aten.relu"' in out
     assert main(["--import", path, "-p", "aten-verify{target=core allow=aten.relu}"]) == 0
+
+
+# memref.expand_shape with two dynamic sizes in one group: expand-strided-metadata asserts
+# ("There must be at most one dynamic size per group") in upstream MLIR.
+EXPAND = (
+    "\nfunc.func @f(%m: memref<?xf32>, %d: index) -> memref<2x?x?xf32> {\n"
+    "  %0 = memref.expand_shape %m [[0, 1, 2]] output_shape [2, %d, %d]"
+    " : memref<?xf32> into memref<2x?x?xf32>\n"
+    "  return %0 : memref<2x?x?xf32>\n"
+    "}\n"
+)
+
+
+def test_an_abort_in_a_pass_is_exit_1_with_a_located_error(tmp_path, capsys):
+    path = write(tmp_path, EXPAND)
+    assert main([path, "-p", "expand-strided-metadata"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    first = f"{path}:2:1: error: MLIR crashed (SIGABRT) in the pass pipeline: "
+    assert captured.err.startswith(first)
+    assert "at most one dynamic size per group" in captured.err
+
+
+def test_an_abort_in_a_stage_names_the_stage(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(aten_opt, "run_pipeline", lambda *a, **k: os.abort())
+    assert main([write(tmp_path, GOOD), "--stage", "llvm"]) == 1
+    assert f"{tmp_path}/in.mlir:1:1: error: MLIR crashed (SIGABRT) in --stage llvm: " in (
+        capsys.readouterr().err
+    )
+
+
+def test_invalid_utf8_is_located(tmp_path, capsys):
+    path = tmp_path / "in.mlir"
+    path.write_bytes(b"func.func @f() {\n  return // caf\xe9\n}\n")
+    assert main([str(path)]) == 1
+    assert capsys.readouterr().err == f"{path}:2:16: error: invalid UTF-8 byte 0xe9 in the input\n"
+
+
+@pytest.mark.parametrize(
+    "argv, target, name",
+    [
+        (["--stage", "fusion"], "cpu", "fusion"),
+        (["--target", "triton", "--stage", "fusion"], "triton", "fusion"),
+        (["--stage", "triton-loops"], "triton", "triton-loops"),  # only Triton has it
+    ],
+)
+def test_stages_of_either_target(argv, target, name):
+    from aten_mlir.passes.lowering import LOWERING_STAGES, TRITON_STAGES
+
+    stages = {"cpu": LOWERING_STAGES, "triton": TRITON_STAGES}[target]
+    args, pipeline = parse_args([*argv, "x.mlir"])
+    assert (args.target, pipeline) == (target, next(s for s in stages if s.name == name).pipeline)
+
+
+def test_triton_stage_range_and_unknown_stage(capsys):
+    from aten_mlir.passes.lowering import TRITON_STAGES
+
+    _, pipeline = parse_args(["--target", "triton", "--stage", "loops..", "x.mlir"])
+    assert pipeline == ",".join(s.pipeline for s in TRITON_STAGES[-2:])
+    assert main(["--target", "cpu", "--stage", "triton-loops", "x.mlir"]) == 1
+    assert "unknown cpu stage 'triton-loops'" in capsys.readouterr().err
