@@ -155,7 +155,7 @@ def compile_llvm_module(
         raise ValueError(f"opt_level must be 0..3, got {opt_level!r}")
     directory = cache_directory(cache_dir)
     if _link_command([Path("x.o")], Path("x.so")) is None:
-        return _jit(str(module_or_text), opt_level, directory)
+        return _jit(str(module_or_text), opt_level)
     source, functions, glue = _source(module_or_text)
     llvm_ir = None if isinstance(module_or_text, str) else _translate(source)
     entry = Entry(directory, cache_key(source if llvm_ir is None else llvm_ir, opt_level, CPU))
@@ -422,14 +422,16 @@ def _run_all(commands: list[list[str]]) -> None:
         raise NativeBuildError(failed)
 
 
-def _jit(text: str, opt_level: int, directory: Path) -> NativeLibrary:
+def _jit(text: str, opt_level: int) -> NativeLibrary:
     """In-process fallback when no linker exists: MLIR's ExecutionEngine, nothing on disk."""
     from mlir.execution_engine import ExecutionEngine
 
     context = ir.Context()
     with context:
         module = ir.Module.parse(text)
-        pool = threads.load_if_possible(directory)  # the engine resolves it in the process
+        # the engine resolves the pool in the process; built privately: nothing stays on disk
+        with private_dir() as private:
+            pool = threads.load_if_possible(private)
         engine = ExecutionEngine(module, opt_level=opt_level)
         if pool is None:  # no C compiler for the pool either: outlined loops run serially
             # (register_runtime would bind `_mlir_ciface_<name>`; the call is to the plain name)

@@ -3,9 +3,13 @@ MLIR and binds the ExportedProgram's own state; whatever changes the compiled co
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import subprocess
 import sys
+import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -14,8 +18,11 @@ from torch import nn
 
 import aten_mlir
 from aten_mlir.backends import compiler, program_cache
+from aten_mlir.backends.cpu.cache import CacheWarning
+from aten_mlir.backends.cpu.cache_dir import evict
 from aten_mlir.backends.program_cache import export_key, saved_signature
 from aten_mlir.frontend.fingerprint import fingerprint
+from tests.support.cache_faults import FAULTS, damage, intact_artifact, listing, read_only
 
 
 class Net(nn.Module):
@@ -161,35 +168,105 @@ def _entry(cache, ep):
     return program_cache._path(cache, export_key(ep, "cpu", 2))
 
 
-@pytest.mark.parametrize(
-    "corrupt",
-    [
-        pytest.param(lambda text: "garbage", id="garbage"),
-        pytest.param(lambda text: text.replace("// signature: {", "// signature: {{"), id="json"),
-        pytest.param(
-            lambda text: text.replace('"function_type": "(', '"function_type": "(('),
-            id="function-type",
-        ),
-        pytest.param(lambda text: text.replace("bn.running_mean", "bn.missing"), id="state-name"),
-        pytest.param(lambda text: text.replace('["user_input", "x"], ', ""), id="input-count"),
-        pytest.param(lambda text: text[: len(text) // 2], id="truncated"),
-        pytest.param(lambda text: text.replace("@segment0", "@segment9", 1), id="declaration"),
-        pytest.param(lambda text: text.replace("@segment0", "@segment9"), id="library-function"),
-    ],
-)
-def test_a_corrupt_entry_is_ignored_then_rewritten(warm, tmp_path, monkeypatch, corrupt):
+def reseal(path: Path, edit) -> None:
+    """Applies `edit` to the entry's body and gives it a matching first line: an entry that
+    passes the hash check yet is wrong (as a bug or another version could write it)."""
+    key = path.name.removesuffix(".program.mlir")
+    body = edit(path.read_bytes().partition(b"\n")[2].decode()).encode()
+    path.write_bytes(program_cache._header(key, body) + b"\n" + body)
+
+
+def _signature(text: str, value: str) -> str:
+    lines = text.split("\n")
+    return "\n".join([lines[0], f"// signature: {value}", *lines[2:]])
+
+
+RESEALED = {
+    "garbage": lambda text: "garbage",
+    "json": lambda text: text.replace("// signature: {", "// signature: {{"),
+    "function-type": lambda text: text.replace('"function_type": "(', '"function_type": "(('),
+    "state-name": lambda text: text.replace("bn.running_mean", "bn.missing"),
+    "input-count": lambda text: text.replace('["user_input", "x"], ', ""),
+    "truncated": lambda text: text[: len(text) // 2],
+    "declaration": lambda text: text.replace("@segment0", "@segment9", 1),
+    "library-function": lambda text: text.replace("@segment0", "@segment9"),
+    "signature-a-number": lambda text: _signature(text, "5"),
+    "signature-a-list": lambda text: _signature(text, "[]"),
+    "signature-empty": lambda text: _signature(text, "{}"),
+    "signature-deeply-nested": lambda text: _signature(text, "[" * 100_000 + "]" * 100_000),
+    "input-roles-not-strings": lambda text: text.replace('["user_input", "x"]', "[1, 2]"),
+    "constant-position-not-int": lambda text: text.replace(
+        '"constant_outputs": [[', '"constant_outputs": [["a", "1"], ['
+    ),
+    "library-outside-the-cache": lambda text: re.sub(
+        r"// library: (\w+)", r"// library: ../\1", text
+    ),
+    "library-missing": lambda text: re.sub(r"// library: \w+", "// library: " + "0" * 64, text),
+    "no-main": lambda text: text.replace("func.func @main", "func.func @other"),
+}
+
+
+@pytest.mark.parametrize("edit", RESEALED.values(), ids=RESEALED)
+def test_a_consistent_but_wrong_entry_is_ignored_then_rewritten(warm, tmp_path, monkeypatch, edit):
     cache = tmp_path / "cache"
     shutil.copytree(warm, cache)
     model, args, kwargs = make()
     path = _entry(cache, export(model, args, kwargs))
     text = path.read_text()
-    assert corrupt(text) != text
-    path.write_text(corrupt(text))
+    reseal(path, edit)
+    assert path.read_text() != text
     compiled = aten_mlir.compile(export(model, args, kwargs), cache_dir=cache)
     assert_same(compiled(*args, **kwargs), make()[0](*args, **kwargs))
     assert path.read_text() == text  # rewritten from the plan found under the IR key
     forbid_import(monkeypatch)
     assert aten_mlir.compile(export(*make()), cache_dir=cache).from_cache
+
+
+def test_an_entry_copied_under_another_key_is_ignored(warm, tmp_path):
+    cache = tmp_path / "cache"
+    shutil.copytree(warm, cache)
+    model, args, kwargs = make()
+    path = _entry(cache, export(model, args, kwargs))
+    text = path.read_text()
+    other = export(*make(batch=5))  # the same module, for 5 rows: another plan, another key
+    aten_mlir.compile(other, cache_dir=cache)
+    shutil.copyfile(_entry(cache, other), path)
+    compiled = aten_mlir.compile(export(model, args, kwargs), cache_dir=cache)
+    assert path.read_text() == text
+    assert_same(compiled(*args, **kwargs), make()[0](*args, **kwargs))
+
+
+# what each artifact is, and the batch of the program compiled over it: the runtime support is
+# only linked by a build, so a new program (batch 5) is compiled over a damaged one
+ARTIFACTS = {
+    "plans": ("*.program.mlir", 3),
+    "library": ("[0-9a-f]*[0-9a-f].so", 3),
+    "sidecar": ("[0-9a-f]*[0-9a-f].json", 3),
+    "support-object": ("support/runtime_support-*.o", 5),
+    "support-hash": ("support/runtime_support-*.o.sha256", 5),
+}
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("artifact", ARTIFACTS)
+def test_a_damaged_artifact_is_rebuilt_and_never_used(warm, tmp_path, artifact, fault):
+    cache = tmp_path / "cache"
+    shutil.copytree(warm, cache)  # a path this process never dlopen'ed a library from
+    pattern, batch = ARTIFACTS[artifact]
+    damage(sorted(cache.glob(pattern)), fault, f"{artifact}/{fault}")
+    model, args, kwargs = make(batch=batch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheWarning)  # the directory is writable
+        compiled = aten_mlir.compile(export(model, args, kwargs), cache_dir=cache)
+    assert_same(compiled(*args, **kwargs), make(batch=batch)[0](*args, **kwargs))
+    assert not compiled.from_cache
+    if artifact in ("library", "sidecar"):
+        assert not compiled.library.from_cache
+    if artifact.startswith("support"):
+        (support,) = cache.glob("support/runtime_support-*.o")
+        assert intact_artifact(support)
+    again = aten_mlir.compile(export(*make(batch=batch)), cache_dir=cache)
+    assert again.from_cache and again.library.path == compiled.library.path
 
 
 def test_a_program_keeps_its_ir_key_and_an_ir_hit_fills_the_export_key(warm, tmp_path):
@@ -284,3 +361,78 @@ def test_a_hit_runs_its_fallbacks_and_names_their_source_lines(tmp_path, monkeyp
     assert [f.op for f in hit.fallbacks] == ["aten.sin"]
     assert f"test_program_cache.py:{line}" in hit.fallbacks[0].location
     torch.testing.assert_close(hit(x), UsesSin()(x))
+
+
+def test_a_read_only_cache_hits_and_compiles_the_rest_uncached(warm, tmp_path):
+    cache = tmp_path / "cache"
+    shutil.copytree(warm, cache)
+    before = listing(cache)
+    with read_only(cache), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert aten_mlir.compile(export(*make()), cache_dir=cache).from_cache
+        assert not [w for w in caught if issubclass(w.category, CacheWarning)]
+        for batch in (5, 6):
+            model, args, kwargs = make(batch=batch)
+            compiled = aten_mlir.compile(export(model, args, kwargs), cache_dir=cache)
+            assert not compiled.from_cache and not compiled.library.stored
+            assert_same(compiled(*args, **kwargs), make(batch=batch)[0](*args, **kwargs))
+    (warning,) = [w for w in caught if issubclass(w.category, CacheWarning)]
+    assert f"cannot write the compile cache {cache}" in str(warning.message)
+    assert listing(cache) == before
+
+
+def test_an_uncreatable_cache_directory_compiles_uncached_with_one_warning(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for seed in (0, 1):
+            model, args, kwargs = make(seed=seed)
+            compiled = aten_mlir.compile(export(model, args, kwargs), cache_dir=blocker / "cache")
+            assert_same(compiled(*args, **kwargs), make(seed=seed)[0](*args, **kwargs))
+    assert len([w for w in caught if issubclass(w.category, CacheWarning)]) == 1
+
+
+_RACE = """
+import sys, aten_mlir
+from tests.backends.test_program_cache import assert_same, export, make
+compiled = aten_mlir.compile(export(*make()), cache_dir=sys.argv[1])
+model, args, kwargs = make()
+assert_same(compiled(*args, **kwargs), model(*args, **kwargs))
+print(compiled.library.key)
+"""
+
+
+def test_processes_compiling_one_program_at_once_both_succeed(tmp_path):
+    children = [
+        subprocess.Popen(
+            [sys.executable, "-c", _RACE, str(tmp_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+        for _ in range(2)
+    ]
+    results = [child.communicate(timeout=600) for child in children]
+    assert [child.returncode for child in children] == [0, 0], [err for _, err in results]
+    (key,) = {out.strip() for out, _ in results}
+    assert [p.name for p in tmp_path.glob("*.so")] == [f"{key}.so"]
+    assert len(list(tmp_path.glob("*.program.mlir"))) == 2  # its export key and IR key
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_a_plan_whose_library_was_evicted_compiles_again(warm, tmp_path):
+    cache = tmp_path / "cache"
+    shutil.copytree(warm, cache)
+    (library,) = cache.glob("[0-9a-f]*[0-9a-f].so")
+    past = time.time() - 3600
+    for path in (library, library.with_suffix(".json")):
+        os.utime(path, (past, past))
+    total = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file())
+    (evicted,) = evict(cache, cap=total - 1)  # the least recently used group alone
+    assert evicted.kind == "library" and not library.exists()
+    model, args, kwargs = make()
+    compiled = aten_mlir.compile(export(model, args, kwargs), cache_dir=cache)
+    assert not compiled.library.from_cache and library.exists()
+    assert_same(compiled(*args, **kwargs), make()[0](*args, **kwargs))

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import random
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -81,3 +84,34 @@ def intact_artifact(path: Path) -> bool:
         and path.stat().st_uid == os.geteuid()
         and sidecar.read_text() == sha256_file(path)
     )
+
+
+@contextmanager
+def read_only(directory: Path):
+    """`directory` and its subdirectories made read-only. Root ignores permissions, so for
+    root creating a file under `directory` fails as on a read-only mount (EROFS)."""
+    folders = [directory, *(p for p in directory.rglob("*") if p.is_dir())]
+    for folder in folders:
+        folder.chmod(0o555)
+    real = tempfile.mkstemp
+
+    def mkstemp(*args, dir=None, **kwargs):
+        if dir is not None and Path(dir).resolve().is_relative_to(directory.resolve()):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dir))
+        return real(*args, dir=dir, **kwargs)
+
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            if os.geteuid() == 0:
+                patch.setattr(tempfile, "mkstemp", mkstemp)
+            yield
+    finally:
+        for folder in folders:
+            folder.chmod(0o755)
+
+
+def listing(directory: Path) -> dict[str, bytes]:
+    """Every file under `directory` and its bytes."""
+    return {
+        str(p.relative_to(directory)): p.read_bytes() for p in directory.rglob("*") if p.is_file()
+    }
