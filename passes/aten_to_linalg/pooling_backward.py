@@ -1,4 +1,5 @@
-"""Pooling backward ops and col2im -> gathers over the windows covering each input element.
+"""Pooling backward ops and col2im -> gathers over the windows covering each input element
+(max_pool2d_with_indices_backward: a scatter by its indices, see there).
 
 These ops scatter-add from window outputs into the input; written as scatters they would race
 in parallel loops, so each rule is a `linalg.generic` over the *input* (parallel) and the few
@@ -14,8 +15,11 @@ from mlir.dialects import arith, tensor
 
 from . import convolution_tensors as T
 from .builder import is_float, tensor_type
+from .indexing_core import loop_nest
 from .pooling_windows import CMPI, Windows, avg_divisor
 from .registry import register_lowering
+from .scatter import combine
+from .views_common import collapse, expand, located, product
 
 
 def _add(acc, v, valid):
@@ -82,43 +86,55 @@ def lower_avg_pool2d_backward(op, rw):
 
 
 @register_lowering("aten.max_pool2d_with_indices_backward")
+@located
 def lower_max_pool2d_with_indices_backward(op, rw):
-    """aten.max_pool2d_with_indices_backward -> linalg.generic(gather where index matches)"""
+    """aten.max_pool2d_with_indices_backward -> tensor.collapse_shape, scf.for(tensor.extract,
+    tensor.insert), tensor.expand_shape: each grad_output element added at its index
+
+    ATen's kernel scatters by `indices` alone, whatever window an index lies in (indices that
+    did not come from max_pool2d_with_indices, as torch-mlir's e2e tests pass, land where they
+    say), in ascending output order per plane: so does this loop (a gather over each input's
+    windows would miss indices outside the window). Kernel size, stride, padding, dilation and
+    ceil_mode only shape grad_output. An index outside the plane is skipped (ATen skips -1 and
+    writes out of bounds for the others)."""
     a = rw.args
     go, x, indices = a["grad_output"], a["self"], a["indices"]
-    if not _float_inputs(rw, go, x):
+    if not _float_inputs(rw, go, x) or tensor_type(indices).element_type != _i64():
         return None
-    w = Windows(
-        rw,
-        x,
-        2,
-        a["kernel_size"],
-        a["stride"],
-        a["padding"],
-        a["dilation"],
-        a["ceil_mode"],
-        out=rw.sizes(go),
-    )
+    rank = tensor_type(x).rank
+    if rank not in (3, 4) or tensor_type(go).rank != rank:
+        return None
+    lead = rank - 2
+    planes = [[d] for d in range(lead)] + [[lead, lead + 1]]
+    sizes = rw.sizes(x)
+    plane = product(rw, sizes[lead:])
     e = tensor_type(go).element_type
-    lead, n = w.lead, w.n
-    i64 = ir.IntegerType.get_signless(64)
+    flat_go, flat_index = collapse(rw, go, planes), collapse(rw, indices, planes)
+    zeros = T.full(rw, [*sizes[:lead], plane], e, 0)
+    with rw.at():
+        bound = arith.index_cast(_i64(), T.ival(plane)) if isinstance(plane, ir.Value) else None
 
-    def body(idx, acc):
-        outs, valid = [], None
-        for j in range(n):
-            # Kernel offsets from the last one: the outputs come in ascending order.
-            k = arith.subi(T.icst(w.k[j] - 1), idx[lead + n + j])
-            t = arith.subi(arith.addi(idx[lead + j], T.icst(w.p[j])), arith.muli(k, T.icst(w.d[j])))
-            hit, o = _hit(t, w.s[j], w.o[j])
-            valid = hit if valid is None else arith.andi(valid, hit)
-            outs.append(_clamp(o, w.o[j]))
-        at = idx[:lead] + outs
-        here = arith.index_cast(i64, w.flat(idx[lead : lead + n]))
-        chosen = arith.cmpi(CMPI.eq, tensor.extract(indices, at), here)
-        return _add(acc, tensor.extract(go, at), arith.andi(valid, chosen))
+    def body(ivs, carried):
+        (acc,) = carried
+        i = tensor.extract(flat_index, ivs)
+        limit = bound if bound is not None else arith.constant(_i64(), plane)
+        inside = arith.andi(
+            arith.cmpi(CMPI.sge, i, arith.constant(_i64(), 0)), arith.cmpi(CMPI.slt, i, limit)
+        )
+        at = arith.index_cast(
+            ir.IndexType.get(), arith.select(inside, i, arith.constant(_i64(), 0))
+        )
+        where = [*ivs[:lead], at]
+        old = tensor.extract(acc, where)
+        new = combine("sum", old, tensor.extract(flat_go, ivs))
+        return [tensor.insert(arith.select(inside, new, old), acc, where)]
 
-    zeros = T.full(rw, w.sizes, e, 0)
-    return T.window_generic(rw, [], [], zeros, n, w.k, body)
+    (grad,) = loop_nest(rw, rw.sizes(flat_index), [zeros], body)
+    return expand(rw, grad, planes, rw.result_type(), sizes)
+
+
+def _i64():
+    return ir.IntegerType.get_signless(64)
 
 
 @register_lowering("aten.col2im")

@@ -209,6 +209,30 @@ def test_max_pool2d_with_indices_backward(k, s, p, d, ceil, dynamic):
     )
 
 
+@pytest.mark.parametrize("rank", [3, 4])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_max_pool2d_with_indices_backward_any_indices(rank, dynamic):
+    """ATen scatters by the indices alone (torch-mlir's MaxPool2dWithIndicesBackward tests
+    pass random ones): indices outside their window, repeated ones (accumulated in output
+    order) and -1 (skipped) give eager's gradient."""
+    g = torch.Generator().manual_seed(3)
+    lead = (2, 4) if rank == 4 else (4,)
+    grad = torch.rand(*lead, 7, 6, generator=g)
+    idx = torch.randint(0, 16, (*lead, 7, 6), generator=g)
+    idx.view(-1)[::5] = -1
+    assert_lowers(
+        "aten.max_pool2d_with_indices_backward",
+        [grad, torch.rand(*lead, 6, 5, generator=g), idx],
+        names=["grad_output", "self", "indices"],
+        kernel_size=[2, 2],
+        stride=[1, 1],
+        padding=[1, 1],
+        dilation=[1, 1],
+        ceil_mode=False,
+        dynamic=[list(range(len(lead)))] * 3 if dynamic else False,  # meta checks H, W
+    )
+
+
 @pytest.mark.parametrize(
     "k,d,p,s", [([2, 3], [1, 1], [0, 0], [1, 1]), ([3, 3], [2, 1], [1, 2], [2, 1])]
 )
