@@ -1,0 +1,63 @@
+"""Compiled vs eager results: same structure, shape and dtype; integers and bools exact; floats
+within a dtype-aware tolerance with NaN in the same places and infinities of the same sign."""
+
+from __future__ import annotations
+
+import torch
+
+# (rtol, atol): torch.testing's defaults are per-op; a chain of ops accumulates more rounding
+# (and a compiled bf16 chain may keep f32 between ops where eager rounds each op)
+TOLERANCES = {
+    torch.float64: (1e-7, 1e-7),
+    torch.float32: (1e-4, 1e-4),
+    torch.float16: (1e-2, 1e-2),
+    torch.bfloat16: (5e-2, 5e-2),
+}
+
+
+def mismatch(expected, actual) -> str | None:
+    """None when `actual` matches `expected`, else what differs."""
+    if isinstance(expected, torch.Tensor):
+        expected, actual = (expected,), actual if isinstance(actual, (tuple, list)) else (actual,)
+    if len(expected) != len(actual):
+        return f"{len(actual)} outputs, eager returns {len(expected)}"
+    for k, (e, a) in enumerate(zip(expected, actual)):
+        why = _tensor_mismatch(e, a)
+        if why is not None:
+            return f"output {k}: {why}"
+    return None
+
+
+def _tensor_mismatch(e: torch.Tensor, a) -> str | None:
+    if not isinstance(a, torch.Tensor):
+        return f"got {type(a).__name__}, eager returns a tensor"
+    if a.shape != e.shape:
+        return f"shape {list(a.shape)}, eager {list(e.shape)}"
+    if a.dtype != e.dtype:
+        return f"dtype {a.dtype}, eager {e.dtype}"
+    if not e.dtype.is_floating_point:
+        bad = a != e
+        if bad.any():
+            return _first_difference(e, a, bad)
+        return None
+    rtol, atol = TOLERANCES[e.dtype]
+    e64, a64 = e.double(), a.double()
+    nan_e, nan_a = e64.isnan(), a64.isnan()
+    bad = nan_e != nan_a
+    inf_e = e64.isinf()
+    bad |= inf_e & (a64 != e64)
+    finite = ~nan_e & ~inf_e & ~nan_a
+    scale = e64.abs()
+    bad |= finite & ((a64 - e64).abs() > atol + rtol * scale)
+    if bad.any():
+        return _first_difference(e, a, bad)
+    return None
+
+
+def _first_difference(e, a, bad) -> str:
+    where = tuple(int(i) for i in bad.nonzero()[0])
+    count = int(bad.sum())
+    return (
+        f"{count}/{e.numel()} elements differ, first at {list(where)}: "
+        f"{a[where].item()} vs eager {e[where].item()}"
+    )

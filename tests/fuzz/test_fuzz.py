@@ -1,0 +1,38 @@
+"""A fixed-seed slice of the fuzzer in the default suite: a count of programs (not a time
+budget, so every run checks the same programs), each compiled for its target and compared with
+eager in a forked child. Fails on any crash, hang, mismatch, internal error or generator bug.
+
+KNOWN maps programs that fail today to their bug in /work/notes/fuzz-bugs.md: they must still
+fail that way (so a fix is noticed and the entry removed), every other program must not."""
+
+import pytest
+
+from .generate import generate
+from .runner import BUG_CLASSES, run
+
+SEED = 20
+COUNTS = {"cpu": 120, "triton": 40}
+KNOWN: dict[tuple[str, int], str] = {}
+
+
+def _failures(target: str):
+    found, fixed = [], []
+    for index in range(COUNTS[target]):
+        program = generate(SEED, index)
+        outcome = run(program, target, timeout=120)
+        bad = outcome.cls in BUG_CLASSES or outcome.cls == "gen-error"
+        known = KNOWN.get((target, index))
+        if bad and known is None:
+            found.append(
+                f"program {SEED}:{index} {outcome.cls}: {outcome.detail}\n{program.describe()}"
+            )
+        elif known is not None and not bad:
+            fixed.append(f"program {SEED}:{index} passes now: remove KNOWN entry ({known})")
+    return found, fixed
+
+
+@pytest.mark.parametrize("target", ["cpu", "triton"])
+def test_fuzz_slice(target, fuzz_parent):
+    found, fixed = _failures(target)
+    assert not found, f"{len(found)} fuzz failure(s):\n\n" + "\n\n".join(found)
+    assert not fixed, "\n".join(fixed)
