@@ -146,6 +146,14 @@ def _cmpf(w, op):
     w.define(op.results[0], f"cmpf({pred}, {a}, {b})")
 
 
+@host("math.ctlz")
+def _ctlz(w, op):
+    # leading zeros of the value's bits (a sort's stage count: log2 of a dynamic size)
+    width = _width(op.operands[0].type)
+    bits = f"unsigned({w.v(op.operands[0])}, {width})"
+    w.define(op.results[0], _typed(f"({width} - {bits}.bit_length())", op.results[0].type))
+
+
 @host("arith.select")
 def _select(w, op):
     c, a, b = (w.v(o) for o in op.operands)

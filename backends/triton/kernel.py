@@ -23,7 +23,7 @@ from aten_mlir.passes.registry import nested_ops
 
 from .kernel_memory import Memory, dead_after, private, root_of
 from .kernel_types import Kernel, KernelError, Param, View, param_signature, tl_type
-from .ops import OPS
+from .ops import OPS, expression
 from .rematerialize import ops_after, refills
 from .source_text import comment
 
@@ -69,6 +69,7 @@ class KernelWriter:
         self.ptr_root: dict[str, ir.Value] = {}
         self.read: set[str] = set()
         self.loop_ivs: set[str] = set()
+        self.widened: set = set()  # bf16 values an f32 rule reads as f32 (ops.expression)
         self.written: set[str] = set()
         self.loop_registers: dict = {}  # memref.load/store -> the register an scf.for holds
         self.lanes = "[BM, BN]" if mode == "tile" else "[XBLOCK]"  # the shape of a block value
@@ -267,7 +268,7 @@ class KernelWriter:
         if loc and loc != "<unknown>":
             self.locations.setdefault(loc)
         if op.name in OPS:
-            self.define(op.results[0], OPS[op.name](self, op), self.is_block(*op.operands))
+            self.define(op.results[0], expression(self, op), self.is_block(*op.operands))
             return
         method = _KERNEL_OPS.get(op.name)
         if method is None:

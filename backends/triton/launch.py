@@ -161,6 +161,8 @@ def unsigned(v, bits: int) -> int:
 
 def scalar(t: torch.Tensor):
     """A 0-d tensor's value as a host scalar of its precision (numpy float, or int/bool)."""
+    if t.dtype == torch.bfloat16:  # numpy has no bfloat16: host bf16 scalars are float32
+        return np.float32(t.item())
     value = t.detach().cpu().numpy()[()]
     return value if value.dtype.kind == "f" else value.item()
 

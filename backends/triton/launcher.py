@@ -58,6 +58,12 @@ class SegmentWriter:
             name = f"arg{i}"
             self.names[arg] = name
             args.append(name)
+        for name, arg in zip(args, entry.arguments):
+            # an argument typed contiguous may come strided (a transposed input): host reshapes
+            # are `.view`s that assume the layout, so it is made what its type says, as the CPU
+            # runtime does (a no-op for a contiguous tensor)
+            if _identity_layout(arg.type):
+                self.emit(f"{name} = {name}.contiguous()")
         self.emit("pool = Pool()")
         self.emit(f"dev = {args[0]}.device" if args else "dev = DEVICE")
         self.emit_block(entry)
@@ -239,6 +245,10 @@ class SegmentWriter:
                 out.append(counts[p.dim])
             elif p.kind == "result":
                 out.append(self.results_of_serial[p.dim])
+            elif p.kind == "scalar" and isinstance(p.source.type, ir.FloatType):
+                # host floats are numpy scalars of their precision; Triton (JIT and interpreter)
+                # takes a float argument only as a Python float (np.float32 is not one)
+                out.append(f"float({self.v(p.source)})")
             else:
                 out.append(self.v(p.source))
         return ", ".join(out)
@@ -283,6 +293,16 @@ class SegmentWriter:
         self.depth -= 1
         for res, name in zip(op.results, names):
             self.names[res] = name
+
+
+def _identity_layout(t: ir.Type) -> bool:
+    if not isinstance(t, ir.MemRefType) or ir.MemRefType(t).rank == 0:
+        return False
+    layout = ir.MemRefType(t).layout
+    if not isinstance(layout, ir.AffineMapAttr):
+        return False
+    rank = ir.MemRefType(t).rank
+    return ir.AffineMapAttr(layout).value == ir.AffineMap.get_identity(rank, context=t.context)
 
 
 def _frees_only(op: ir.Operation) -> bool:

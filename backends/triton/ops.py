@@ -37,10 +37,57 @@ def _binary(symbol: str):
 
 
 def _argument(k, v: ir.Value) -> bool:
-    """`v` reaches the kernel as a scalar argument (not computed in it, not a constant)."""
+    """`v` reaches the kernel as a scalar argument (not computed in it, not a constant, not
+    widened to f32 by `expression`)."""
     owner = v.owner
     constant = not isinstance(owner, ir.Block) and owner.operation.name == "arith.constant"
-    return v not in k.inside and not constant and not isinstance(v.type, ir.IndexType)
+    widened = v in k.widened
+    return (
+        v not in k.inside and not constant and not widened and not isinstance(v.type, ir.IndexType)
+    )
+
+
+# Float math that reads its operands' values (not select, casts or bitcasts, which move bits).
+_FLOAT_MATH = {
+    "arith.addf",
+    "arith.subf",
+    "arith.mulf",
+    "arith.divf",
+    "arith.remf",
+    "arith.negf",
+    "arith.cmpf",
+    "arith.maximumf",
+    "arith.minimumf",
+    "arith.maxnumf",
+    "arith.minnumf",
+}
+
+
+def expression(k, op: ir.Operation) -> str:
+    """The expression of `op` by its rule. Float math on bf16 reads its operands as f32 and
+    rounds a bf16 result back (as torch computes bf16): Triton's interpreter has no bf16 type
+    and holds bf16 as its 16 bits in an integer array, so `a > b`, `-a` or `abs(a)` on them
+    compare or flip integers (negative values sort backwards)."""
+    rule = OPS[op.name]
+    bf16 = [o for o in op.operands if isinstance(o.type, ir.BF16Type)]
+    if not bf16 or not (op.name in _FLOAT_MATH or op.name.startswith("math.")):
+        return rule(k, op)
+    saved = {o: k.names.get(o) for o in bf16}
+    for o in saved:
+        k.names[o] = (
+            f"tl.full([], {k.v(o)}, tl.float32)" if _argument(k, o) else f"{k.t(o)}.to(tl.float32)"
+        )
+        k.widened.add(o)
+    try:
+        expr = rule(k, op)
+    finally:
+        for o, name in saved.items():
+            k.widened.discard(o)
+            if name is None:
+                del k.names[o]
+            else:
+                k.names[o] = name
+    return f"H.to_bf16({expr})" if isinstance(op.results[0].type, ir.BF16Type) else expr
 
 
 def _call(fn: str):
@@ -142,14 +189,14 @@ def _bitwise(k, op):
 @emits("arith.divf")
 def _divf(k, op):
     a, b = (k.v(o) for o in op.operands)
-    if str(op.results[0].type) == "f32":  # `/` is an approximate division on NVIDIA
+    if str(op.results[0].type) in ("f32", "bf16"):  # `/` is approximate on NVIDIA
         return f"tl.math.div_rn({a}, {b})"
     return f"({a} / {b})"
 
 
 @emits("math.sqrt")
 def _sqrt(k, op):
-    fn = "tl.math.sqrt_rn" if str(op.results[0].type) == "f32" else "tl.sqrt"
+    fn = "tl.math.sqrt_rn" if str(op.results[0].type) in ("f32", "bf16") else "tl.sqrt"
     return f"{fn}({k.v(op.operands[0])})"
 
 
