@@ -130,7 +130,9 @@ def _propose_narrow(rng, x):
 
 
 def _as_strided(x, size, stride, offset):
-    return x.contiguous().as_strided(size, stride, offset)
+    # on a fresh buffer: as_strided's offset counts from the storage's start, so on a user input
+    # that is itself an offset view eager's answer depends on where the caller's view begins
+    return torch.clone(x, memory_format=torch.contiguous_format).as_strided(size, stride, offset)
 
 
 def _propose_as_strided(rng, x):
