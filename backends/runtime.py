@@ -6,6 +6,7 @@ module (args/kwargs), returns the module's pytree, writes mutated buffers back, 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import torch
@@ -14,6 +15,9 @@ from mlir import ir
 from aten_mlir.backends.reference.interpreter import REFERENCE_KERNELS, _run_aten
 from aten_mlir.dialects import UnsupportedDtypeError, describe_location, dtype_of
 from aten_mlir.frontend.program import Program, Signature
+
+from .arguments import ArgumentBinder
+from .guards import CallGuards, TensorSpec
 
 
 @dataclass(frozen=True)
@@ -62,11 +66,20 @@ class CompiledProgram:
         self._main = main  # kept alive: the plan the runtime walks
         self._result_types = list(function_type.results)
         # the user inputs' types before lowering, which is what callers must pass
-        self._declared = {
-            i: _Declared.of(t)
-            for i, (s, t) in enumerate(zip(signature.inputs, function_type.inputs))
+        declared = [
+            _tensor_spec(t)
+            for s, t in zip(signature.inputs, function_type.inputs)
             if s.role == "user_input"
-        }
+        ]
+        self._binder = ArgumentBinder(signature, len(declared) + len(signature.input_constants))
+        self._guards = CallGuards(signature, declared, self._binder.names)
+        mutated = {s.name for s in signature.outputs if s.role == "mutated_input"}
+        self._mutated = [k for k, s in enumerate(signature.user_inputs) if s.name in mutated]
+        self._grad_warned = False
+        # Set by compile() from an ExportedProgram: makes its `ep.module()`, which runs a call
+        # whose inputs alias each other as eager does (the compiled graph is functional).
+        self.eager = None
+        self._eager_module = None
         self._seed_args = _seed_arguments(main)
         self._block = main.regions[0].blocks[0]
         self._state_pointers = {
@@ -87,22 +100,48 @@ class CompiledProgram:
             f"{len(self.fallbacks)} fallback(s))"
         )
 
-    def _flatten(self, args, kwargs) -> list[torch.Tensor]:
-        if not kwargs and len(args) == self._plan.positional:  # the structure it was exported with
-            return list(args)
-        leaves, spec = torch.utils._pytree.tree_flatten((tuple(args), dict(kwargs)))
-        in_spec = self.signature.in_spec
-        if in_spec is not None and spec != in_spec:
-            raise ValueError(
-                "the arguments do not have the structure the program was exported with: "
-                f"expected {in_spec}, got {spec}"
-            )
-        return [x for x in leaves if isinstance(x, torch.Tensor)]
-
     def __call__(self, *args, **kwargs):
-        user_inputs = self._flatten(args, kwargs)
+        if not kwargs and len(args) == self._binder.flat_positional:  # called as exported
+            leaves = args
+        else:
+            leaves = self._binder.bind(args, kwargs)
+        user_inputs = self._guards.check(leaves)
+        if self._mutated:
+            pair = _aliased(user_inputs, self._mutated)
+            if pair is not None:
+                return self._run_eagerly(pair, args, kwargs)
+        if not self._grad_warned:
+            self._warn_requires_grad(user_inputs)
         with torch.no_grad():
             return self._outputs(self._plan.run(user_inputs), user_inputs)
+
+    def _warn_requires_grad(self, user_inputs) -> None:
+        for name, value in zip(self._guards.names, user_inputs):
+            if value.requires_grad:
+                self._grad_warned = True
+                warnings.warn(
+                    f"input '{name}' requires grad, but gradients are not tracked by compiled "
+                    "programs yet: the outputs have no autograd graph (torch.compile(..., "
+                    'backend="aten_mlir") will track them once it exists)',
+                    UserWarning,
+                    stacklevel=3,
+                )
+                return
+
+    def _run_eagerly(self, pair: tuple[int, int], args, kwargs):
+        """A call whose mutated input shares memory with another input: the compiled graph
+        reads every input as it was before the mutation, eager reads through the alias."""
+        mutated, other = pair
+        names = self._guards.names
+        if self.eager is None:
+            raise ValueError(
+                f"argument '{names[mutated]}' is written by the program and shares memory with "
+                f"argument '{names[other]}': the compiled program would read '{names[other]}' "
+                "as it was before the write, unlike eager; pass separate tensors (a .clone())"
+            )
+        if self._eager_module is None:
+            self._eager_module = self.eager()
+        return self._eager_module(*args, **kwargs)
 
     def _outputs(self, returned: list, user_inputs):
         """The module's outputs; buffers and inputs the program mutates are written in place,
@@ -143,7 +182,7 @@ class _Plan:
             )
         self.slots: dict = {}
         self.template: list = []
-        self.user: list[tuple[int, _Declared]] = []  # (slot, declared type) per user input
+        self.user: list[int] = []  # the slot of each user input
         self.seeds: list[int] = []
         fixed: set[int] = set()
         for position, arg in enumerate(block.arguments):
@@ -153,7 +192,7 @@ class _Plan:
                     raise ValueError(f"@main argument #{arg.arg_number} has no input spec")
                 self.seeds.append(slot)
             elif specs[position].role == "user_input":
-                self.user.append((slot, program._declared[position]))
+                self.user.append(slot)
             else:
                 value = program.state.get(specs[position].name)
                 if value is None:
@@ -163,9 +202,6 @@ class _Plan:
                     )
                 self.template[slot] = value
                 fixed.add(slot)
-        in_spec = program.signature.in_spec
-        plain = torch.utils._pytree.tree_flatten((tuple(range(len(self.user))), {}))[1]
-        self.positional = len(self.user) if in_spec is None or in_spec == plain else -1
         self.steps: list = []
         self.returned: list[tuple[int, torch.dtype | None]] = []
         for op in (o.operation for o in block.operations):
@@ -214,14 +250,9 @@ class _Plan:
         return (lambda *xs: call(*map(_storage_view, xs))), operands, results
 
     def run(self, user_inputs: list) -> list:
-        """The values `@main` returns, for `user_inputs` (checked here)."""
-        if len(user_inputs) != len(self.user):
-            raise ValueError(f"expected {len(self.user)} tensor inputs, got {len(user_inputs)}")
+        """The values `@main` returns, for `user_inputs` (checked by `CallGuards`)."""
         values = list(self.template)
-        for index, ((slot, declared), value) in enumerate(zip(self.user, user_inputs)):
-            declared.check(value, index)
-            if value.device.type != "cpu":
-                raise ValueError(f"user input #{index} is on {value.device}; expected cpu")
+        for slot, value in zip(self.user, user_inputs):
             values[slot] = value
         for slot in self.seeds:
             # A fresh stream per call, from torch's default generator (torch.manual_seed rules).
@@ -248,37 +279,38 @@ def _run_other(op: ir.Operation, env: dict) -> list:
     return [REFERENCE_KERNELS[op.name](op, *[env[v] for v in op.operands])]
 
 
-@dataclass(frozen=True)
-class _Declared:
+def _tensor_spec(t: ir.Type) -> TensorSpec:
     """A user input's declared type, read once so that calls check it without MLIR."""
+    if not isinstance(t, ir.RankedTensorType):
+        return TensorSpec(str(t), None, ())
+    shape = tuple(None if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank))
+    try:
+        return TensorSpec(str(t), dtype_of(t.element_type), shape)
+    except UnsupportedDtypeError:
+        return TensorSpec(str(t), None, shape)
 
-    text: str
-    dtype: torch.dtype | None  # None: no tensor fits (the type has no torch dtype)
-    shape: tuple  # None for a dynamic dim
 
-    @classmethod
-    def of(cls, t: ir.Type) -> _Declared:
-        if not isinstance(t, ir.RankedTensorType):
-            return cls(str(t), None, ())
-        shape = tuple(None if t.is_dynamic_dim(i) else t.get_dim_size(i) for i in range(t.rank))
-        try:
-            return cls(str(t), dtype_of(t.element_type), shape)
-        except UnsupportedDtypeError:
-            return cls(str(t), None, shape)
+def _aliased(tensors: list, mutated: list[int]) -> tuple[int, int] | None:
+    """(a mutated input, another input) whose memory overlaps, or None. Address ranges only:
+    tensors of different storages never overlap, views of one storage are caught."""
+    spans = [_span(t) for t in tensors]
+    for m in mutated:
+        if spans[m] is None:
+            continue
+        start, end = spans[m]
+        for k, span in enumerate(spans):
+            if k != m and span is not None and span[0] < end and start < span[1]:
+                return m, k
+    return None
 
-    def check(self, value, index: int) -> None:
-        if not isinstance(value, torch.Tensor):
-            raise ValueError(f"user input #{index} must be a tensor, got {type(value).__name__}")
-        fits = (
-            value.dtype == self.dtype
-            and value.dim() == len(self.shape)
-            and all(s is None or s == v for s, v in zip(self.shape, value.shape))
-        )
-        if not fits:
-            raise ValueError(
-                f"user input #{index}: expected {self.text} ({self.dtype}), "
-                f"got {list(value.shape)} {value.dtype}"
-            )
+
+def _span(t: torch.Tensor) -> tuple[int, int] | None:
+    """The bytes `t` can touch, [start, end); None when it has no element."""
+    if t.numel() == 0:
+        return None
+    start = t.data_ptr()
+    last = sum((n - 1) * s for n, s in zip(t.shape, t.stride()))
+    return start, start + (last + 1) * t.element_size()
 
 
 def _fallbacks(main: ir.Operation) -> list[Fallback]:

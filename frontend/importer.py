@@ -32,6 +32,7 @@ from aten_mlir.dialects import (
 from aten_mlir.dialects.dtypes import scalar_type_of
 from aten_mlir.dialects.opdefs import NAMESPACES
 
+from .arguments import call_fields
 from .locations import describe_node, node_location
 from .program import InputSpec, OutputSpec, Program, Signature
 from .symbolic import SYMBOLIC_IMPORTERS
@@ -237,7 +238,12 @@ class _Importer:
             fn.res_attrs = ir.ArrayAttr.get([_role_attr(s.role, s.name) for s in outputs])
         state = {**self.ep.state_dict, **self.ep.constants}
         signature = Signature(
-            inputs, outputs, constant_outputs, self.ep.call_spec.in_spec, self.ep.call_spec.out_spec
+            inputs,
+            outputs,
+            constant_outputs,
+            self.ep.call_spec.in_spec,
+            self.ep.call_spec.out_spec,
+            **call_fields(self.ep),
         )
         return Program(module, state, signature)
 
@@ -250,7 +256,13 @@ class _Importer:
             if spec.kind is InputKind.USER_INPUT and not isinstance(
                 node.meta.get("val"), torch.Tensor
             ):
-                # A non-tensor user input was specialised by export: bake its value.
+                if isinstance(node.meta.get("val"), (torch.SymInt, torch.SymFloat, torch.SymBool)):
+                    raise UnsupportedOpError(
+                        f"import: input '{node.name}' is a dynamic non-tensor argument (no "
+                        f"single value to compile in); export it static, at {describe_node(node)}"
+                    )
+                # A non-tensor user input was specialised by export: bake its value (each call
+                # is checked to pass the same one).
                 self.values[node] = getattr(spec.arg, "value", node.meta.get("val"))
                 continue
             role = _INPUT_ROLE.get(spec.kind)

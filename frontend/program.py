@@ -39,6 +39,13 @@ class Signature:
     `constant_outputs` maps a user-output position to a Python value the module returns that
     is not a tensor computed by the graph (`None`, an int...); `in_spec`/`out_spec` are the
     module's pytree specs when known.
+
+    What a call must satisfy (`frontend/arguments.py`; empty when unknown, as for IR text):
+    `arg_names` are the forward's argument names (positional ones, then keywords);
+    `input_constants` maps a leaf of `in_spec` to the non-tensor value export specialised it to;
+    `input_sizes` holds each user input's sizes as text (`"4"`, `"s0"`, `"2*s0 + 1"`);
+    `size_ranges` maps a size expression to its inclusive `[low, high]` (`None`: unbounded);
+    `shape_guards` are the tracer's guards in torch's source syntax (`L['x'].size()[0] != 7`).
     """
 
     inputs: list[InputSpec]
@@ -46,6 +53,11 @@ class Signature:
     constant_outputs: dict[int, object] = field(default_factory=dict)
     in_spec: object = None
     out_spec: object = None
+    arg_names: list[str] | None = None
+    input_constants: dict[int, object] = field(default_factory=dict)
+    input_sizes: list[list[str]] = field(default_factory=list)
+    size_ranges: dict[str, list[int | None]] = field(default_factory=dict)
+    shape_guards: list[str] = field(default_factory=list)
 
     @property
     def user_inputs(self) -> list[InputSpec]:
