@@ -146,3 +146,16 @@ def test_kernel_source_is_served_from_memory(tmp_path):
     text = inspect.getsource(getattr(kernel, "fn", kernel))
     assert f"def {compiled.library.kernels[0].name}(" in text
     torch.testing.assert_close(compiled(x), torch.sin(x) + 1)
+
+
+def test_aot_compiles_from_the_generated_text():
+    """`compile_for` executes the same text again with interpretation off (JIT functions whose
+    source `inspect` serves from memory) and compiles every kernel for sm_90."""
+    from triton.backends.compiler import GPUTarget
+
+    model, x = Evil(), torch.randn(2, 4)
+    compiled = aten_mlir.compile(torch.export.export(model, (x,)), target="triton")
+    compiled.library.path.write_text("# replaced\n")
+    out = compiled.library.compile_for(GPUTarget("cuda", 90, 32))
+    assert set(out) == {k.name for k in compiled.library.kernels}
+    assert all("cubin" in asm for asm in out.values())
