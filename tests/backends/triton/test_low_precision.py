@@ -52,6 +52,25 @@ def test_half_precision_compare_and_select(dtype, name, fn):
     _run(fn, (torch.tensor(A, dtype=dtype), torch.tensor(B, dtype=dtype)))
 
 
+@pytest.mark.parametrize(
+    "name, fn, shape",
+    [
+        ("nan_to_num", torch.nan_to_num, [1]),
+        ("masked_fill", lambda x: x.masked_fill(x > 0, 0.0), [1, 1, 2]),
+        ("amax_all", lambda x: x.amax(dim=[0, 1, 2]), [1, 1, 2]),
+        (
+            "adaptive_max_pool",
+            lambda x: torch.nn.functional.adaptive_max_pool2d(x, 1),
+            [1, 1, 1, 2],
+        ),
+    ],
+)
+def test_fuzzer_bf16_programs(name, fn, shape):
+    # the fuzzer's minimal programs (B2-B4 in its log)
+    x = torch.tensor([-0.2275, 2.25][: shape[-1]], dtype=BF16).reshape(shape)
+    _run(fn, (x,), [(-x,)])
+
+
 def test_bf16_scalar_read_in_the_launcher():
     # a 0-d bf16 value the launcher reads (`.numpy()` has no bfloat16)
     a = torch.tensor(A, dtype=BF16)
