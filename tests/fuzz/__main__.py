@@ -10,6 +10,7 @@ import argparse
 import collections
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -36,6 +37,9 @@ def _arguments(argv):
     return parser.parse_args(argv)
 
 
+_LISTED = ("clean-error", "export-skip", "gen-error", "numerics")
+
+
 class Campaign:
     def __init__(self, args):
         self.args = args
@@ -49,8 +53,11 @@ class Campaign:
 
     def record(self, index: int, target: str, program, outcome) -> None:
         self.counts[(target, outcome.cls)] += 1
-        if outcome.cls in ("clean-error", "export-skip", "gen-error") or outcome.cls in BUG_CLASSES:
+        if outcome.cls in _LISTED or outcome.cls in BUG_CLASSES:
             self.errors[(target, outcome.cls, outcome.detail[:160])] += 1
+        if outcome.cls == "numerics":  # kept for a look, not shrunk
+            name = f"{target}-s{self.args.seed}-{index}-numerics"
+            write_regression(self.args.out / "numerics", name, program, target, outcome)
         for op in outcome.fallbacks:
             self.fallback_ops[(target, op)] += 1
         if outcome.cls in BUG_CLASSES or outcome.cls == "gen-error":
@@ -73,8 +80,8 @@ class Campaign:
         )
 
     def run(self) -> None:
-        start = time.monotonic()
-        running: list = []
+        self.start = start = time.monotonic()
+        self.running = running = []
         done = 0
         while True:
             out_of_time = time.monotonic() - start > self.args.seconds
@@ -108,6 +115,11 @@ class Campaign:
                         )
         self.elapsed = time.monotonic() - start
 
+    def stop(self) -> None:
+        for item in self.running:
+            item[3].kill()
+        self.elapsed = time.monotonic() - self.start
+
     def summary(self) -> str:
         lines = [f"{sum(self.counts.values())} runs in {self.elapsed:.0f}s (seed {self.args.seed})"]
         for target in sorted({t for t, _ in self.counts}):
@@ -132,7 +144,12 @@ def main(argv=None) -> int:
         os.environ.setdefault("TRITON_INTERPRET", "1")
     runner.warm_up()
     campaign = Campaign(args)
-    campaign.run()
+    # a campaign stopped early (Ctrl-C, kill) still prints what it counted
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        campaign.run()
+    except KeyboardInterrupt:
+        campaign.stop()
     text = campaign.summary()
     print(text)
     args.out.mkdir(parents=True, exist_ok=True)
