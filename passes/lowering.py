@@ -33,7 +33,11 @@ _BUFFERIZE = (
 OUTLINE_REPEATS = "aten-outline-repeated-blocks,duplicate-function-elimination"
 
 LOWERING_STAGES: list[Stage] = [
-    Stage("decompose", "aten-decompose", "any aten op -> the core ATen op set"),
+    Stage(
+        "decompose",
+        "aten-as-strided-storage,aten-decompose",
+        "any aten op -> the core ATen op set",
+    ),
     Stage(
         "aten-to-linalg",
         "convert-aten-to-linalg{allow-fallback},resolve-ranked-shaped-type-result-dims,"

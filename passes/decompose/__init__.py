@@ -7,6 +7,7 @@ from aten_mlir.frontend.program import Program, parse_module
 from . import (  # noqa: F401  (registers the rules)
     activations,
     aliases,
+    as_strided_storage,
     attention,
     convolution,
     creation,
