@@ -24,6 +24,21 @@ _BY_FAMILY: dict[str, list] = {}
 for _op in OPS.values():
     _BY_FAMILY.setdefault(_op.family, []).append(_op)
 MAX_NUMEL = 4096
+# Ops whose result jumps at a threshold (floor(2.9999) vs floor(3.0001), x > 0 at x ~ 1e-8): fed
+# an operand that carries rounding error they amplify it into a difference of 1 (or true vs
+# false) that no tolerance covers, whichever side rounds right. They only read exact values.
+DISCONTINUOUS = frozenset(
+    ["u_floor", "u_ceil", "u_round", "u_trunc", "u_sign", "b_floor_divide", "b_remainder",
+     "b_fmod", "b_eq", "b_ne", "b_lt", "b_le", "b_gt", "b_ge", "where_gt", "masked_fill", "cast",
+     "u_logical_not", "b_logical_and", "b_logical_or", "b_logical_xor", "where", "all", "any"]
+)  # fmt: skip
+# Ops that compute no new float value (they move, pick or compare values): exact operands give an
+# exact result. Any op's integer or bool result is exact.
+_EXACT_FAMILIES = frozenset(["view", "copy", "index", "sort"])
+_EXACT_OPS = DISCONTINUOUS | frozenset(
+    ["u_relu", "u_neg", "u_abs", "b_maximum", "b_minimum", "amax", "amin", "max_dim", "min_dim",
+     "argmax", "argmin", "cummax", "clamp", "u_isnan", "u_isinf", "cast_float"]
+)  # fmt: skip
 
 
 def _weighted(rng, table: dict):
@@ -94,6 +109,7 @@ class _Builder:
         if program.dynamic:
             self.variants.append(list(program.example_inputs(1)))
         self.module = program.module()
+        self.exact = [True] * len(program.inputs)  # per value: free of rounding error
 
     def try_step(self, op, args, params, consts) -> bool:
         step = Step(op.name, args, params, consts)
@@ -115,6 +131,11 @@ class _Builder:
             results.append(out)
         for values, out in zip(self.variants, results):
             values.append(out)
+        exact_op = op.family in _EXACT_FAMILIES or op.name in _EXACT_OPS
+        self.exact.append(
+            not results[0].dtype.is_floating_point
+            or (exact_op and all(self.exact[a] for a in args))
+        )
         self.program.steps.append(step)
         return True
 
@@ -123,6 +144,8 @@ class _Builder:
         n = len(values)
         first = n - 1 if rng.random() < 0.7 else rng.randrange(n)
         op = rng.choice(_BY_FAMILY[_weighted(rng, _FAMILY_WEIGHTS)])
+        if op.name in DISCONTINUOUS and not self.exact[first]:
+            return False
         proposal = op.propose(rng, values[first])
         if proposal is None:
             return False
@@ -130,6 +153,8 @@ class _Builder:
         args = [first]
         if op.arity == 2:
             others = [k for k in range(n) if _broadcastable(values[first], values[k])]
+            if op.name in DISCONTINUOUS:
+                others = [k for k in others if self.exact[k]]
             if others and rng.random() < 0.5:
                 args.append(rng.choice(others))
             else:
