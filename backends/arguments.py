@@ -10,6 +10,7 @@ import torch.utils._pytree as pytree
 
 from aten_mlir.frontend.program import Signature
 
+_LEAF = pytree.tree_flatten(0)[1]
 _STRUCTURE = "the arguments do not have the structure the program was exported with"
 
 
@@ -31,10 +32,13 @@ class ArgumentBinder:
             self.keywords = list(spec.child(1).context)
             self.keyword_specs = dict(zip(self.keywords, spec.child(1).children()))
         else:  # no exported structure (IR text): every leaf is one positional tensor
-            self.positional_specs = [pytree.LeafSpec()] * num_leaves
+            self.positional_specs = [_LEAF] * num_leaves
             self.keywords, self.keyword_specs = [], {}
         count = len(self.positional_specs)
         given = list(signature.arg_names or [])[:count]
+        user = signature.user_inputs
+        if not given and not self.keywords and len(user) == num_leaves == count:
+            given = [s.name for s in user]  # one leaf per argument: the graph's input names
         self.positional_names = given + [f"args[{i}]" for i in range(len(given), count)]
         self.names = self._leaf_names()
         # Calls shaped as exported with flat positional leaves skip binding altogether.

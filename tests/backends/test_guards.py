@@ -174,12 +174,6 @@ def test_specialised_non_tensor_arguments_are_checked():
         compiled(x, 3, mode="sum")
 
 
-def test_a_dynamic_int_argument_is_refused_at_import():
-    ep = export(Scale(), (torch.randn(3), 3), dynamic_shapes={"x": None, "n": Dim.DYNAMIC})
-    with pytest.raises(aten_mlir.UnsupportedOpError, match="input 'n' is a dynamic non-tensor"):
-        aten_mlir.import_program(ep)
-
-
 def check_guards(compiled) -> None:
     assert compiled.from_cache
     x = torch.randn(5, 4)

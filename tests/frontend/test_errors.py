@@ -224,3 +224,19 @@ def test_sparse_inputs_are_unsupported():
     ep = torch.export.export(Identity(), (torch.randn(3).to_sparse(),))
     with pytest.raises(UnsupportedOpError, match="sparse"):
         aten_mlir.import_program(ep)
+
+
+class Times(torch.nn.Module):
+    def forward(self, x, n: int):
+        return x * n
+
+
+def test_a_dynamic_int_argument_is_unsupported_not_baked():
+    """An int marked dynamic has no single value to compile in (it was baked as a SymInt)."""
+    ep = torch.export.export(
+        Times(), (torch.randn(3), 3), dynamic_shapes={"x": None, "n": Dim.DYNAMIC}
+    )
+    with pytest.raises(UnsupportedOpError) as info:
+        aten_mlir.import_program(ep)
+    first = str(info.value).splitlines()[0]
+    assert "input 'n' is a dynamic non-tensor argument" in first, first
