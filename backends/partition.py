@@ -142,7 +142,11 @@ def _interface(s: Step, segment: int) -> tuple[list[ir.Value], list[ir.Value]]:
 
 
 def _is_scalar(t: ir.Type) -> bool:
-    return isinstance(t, (ir.IndexType, ir.IntegerType, ir.F32Type, ir.F64Type))
+    """A scalar that crosses a segment boundary boxed in a 0-d tensor: any int or float (an
+    f16 element read out of a 1-element source, as scatter_add's, is one)."""
+    return isinstance(
+        t, (ir.IndexType, ir.IntegerType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)
+    )
 
 
 def _boxed(v: ir.Value) -> ir.Value:
