@@ -15,34 +15,45 @@ TOLERANCES = {
 }
 
 
-def mismatch(expected, actual) -> str | None:
-    """None when `actual` matches `expected`, else what differs."""
+def loosest(dtypes) -> torch.dtype | None:
+    """The float dtype of least precision among `dtypes`: a compiled program may keep more
+    precision between ops than eager's rounding to it (as Inductor does), so results are only as
+    close as that dtype allows."""
+    floats = [d for d in dtypes if d in TOLERANCES]
+    return max(floats, key=lambda d: TOLERANCES[d]) if floats else None
+
+
+def mismatch(expected, actual, chain: torch.dtype | None = None) -> str | None:
+    """None when `actual` matches `expected` (floats within the tolerance of their dtype or of
+    `chain`, the loosest dtype the computation went through), else what differs."""
     if isinstance(expected, torch.Tensor):
         expected, actual = (expected,), actual if isinstance(actual, (tuple, list)) else (actual,)
     if len(expected) != len(actual):
         return f"{len(actual)} outputs, eager returns {len(expected)}"
     for k, (e, a) in enumerate(zip(expected, actual)):
-        why = _tensor_mismatch(e, a)
+        why = _tensor_mismatch(e, a, chain)
         if why is not None:
             return f"output {k}: {why}"
     return None
 
 
-def _tensor_mismatch(e: torch.Tensor, a) -> str | None:
+def _tensor_mismatch(e: torch.Tensor, a, chain) -> str | None:
     if not isinstance(a, torch.Tensor):
         return f"got {type(a).__name__}, eager returns a tensor"
     if a.shape != e.shape:
         return f"shape {list(a.shape)}, eager {list(e.shape)}"
     if a.dtype != e.dtype:
         return f"dtype {a.dtype}, eager {e.dtype}"
-    bad = _bad_elements(e, a)
+    bad = _bad_elements(e, a, chain)
     return _first_difference(e, a, bad) if bad.any() else None
 
 
-def _bad_elements(e: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
+def _bad_elements(e: torch.Tensor, a: torch.Tensor, chain=None) -> torch.Tensor:
     if not e.dtype.is_floating_point:
         return a != e
     rtol, atol = TOLERANCES[e.dtype]
+    if chain is not None:
+        rtol, atol = max(rtol, TOLERANCES[chain][0]), max(atol, TOLERANCES[chain][1])
     e64, a64 = e.double(), a.double()
     nan_e, nan_a = e64.isnan(), a64.isnan()
     bad = nan_e != nan_a
@@ -53,7 +64,7 @@ def _bad_elements(e: torch.Tensor, a: torch.Tensor) -> torch.Tensor:
     return bad
 
 
-def finite_differences_only(expected, actual) -> bool:
+def finite_differences_only(expected, actual, chain=None) -> bool:
     """Every differing element is a finite float on both sides: with inf/huge values in the
     inputs that is what a different summation order gives (1e30 - 1e30 + x), not a wrong kernel.
     NaN or inf in one place and not the other is never excused."""
@@ -62,7 +73,7 @@ def finite_differences_only(expected, actual) -> bool:
     for e, a in zip(expected, actual):
         if not isinstance(a, torch.Tensor) or a.shape != e.shape or a.dtype != e.dtype:
             return False
-        bad = _bad_elements(e, a)
+        bad = _bad_elements(e, a, chain)
         if bad.any() and not (
             e.dtype.is_floating_point and e[bad].isfinite().all() and a[bad].isfinite().all()
         ):

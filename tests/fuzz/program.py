@@ -134,6 +134,7 @@ class FuzzModule(torch.nn.Module):
         self._ops = OPS
         self._steps = program.steps
         self._outputs = program.outputs
+        self.dtypes_seen: set = set()  # of every value an eager run made: the compare's tolerance
         for k, step in enumerate(program.steps):
             for j, c in enumerate(step.consts):
                 spec = TensorSpec(**c)
@@ -145,6 +146,7 @@ class FuzzModule(torch.nn.Module):
             consts = [getattr(self, f"c{k}_{j}") for j in range(len(step.consts))]
             args = [values[a] for a in step.args] + consts
             values.append(self._ops[step.op].apply(*args, **step.params))
+        self.dtypes_seen.update(v.dtype for v in values)
         outs = tuple(values[o] for o in self._outputs)
         return outs[0] if len(outs) == 1 else outs
 

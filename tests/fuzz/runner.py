@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .compare import finite_differences_only, mismatch
+from .compare import finite_differences_only, loosest, mismatch
 from .program import FuzzProgram
 
 BUG_CLASSES = ("mismatch", "internal-error", "crash", "hang")
@@ -149,7 +149,8 @@ def evaluate(program: FuzzProgram, target: str, cache_dir: str) -> Outcome:
         compiled = aten_mlir.compile(ep, target=target, cache_dir=cache_dir, cache=False)
     except Exception as e:
         return classify_exception(e, "compile")
-    failure = _calls(program, compiled, variants, expected)
+    chain = loosest(module.dtypes_seen | {b.dtype for b in module.buffers()})
+    failure = _calls(program, compiled, variants, expected, chain)
     if failure is not None:
         return failure
     fallbacks = [str(f) for f in compiled.fallbacks]
@@ -158,7 +159,7 @@ def evaluate(program: FuzzProgram, target: str, cache_dir: str) -> Outcome:
     )
 
 
-def _calls(program: FuzzProgram, compiled, variants, expected) -> Outcome | None:
+def _calls(program: FuzzProgram, compiled, variants, expected, chain) -> Outcome | None:
     """Calls `compiled` at each size; None when every call matches eager."""
     for v, want in zip(variants, expected):
         inputs = program.example_inputs(v)
@@ -167,17 +168,17 @@ def _calls(program: FuzzProgram, compiled, variants, expected) -> Outcome | None
             got = compiled(*inputs)
         except Exception as e:
             return classify_exception(e, f"call {v}")
-        why = mismatch(want, got)
+        why = mismatch(want, got, chain)
         if why is None and not all(_same(a, b) for a, b in zip(before, inputs)):
             return Outcome("mismatch", f"call {v}: an input was written")
         if why is not None:
-            if finite_differences_only(want, got) and any(s.special for s in program.inputs):
-                return _without_specials(program, compiled, variants, f"call {v}: {why}")
+            if finite_differences_only(want, got, chain) and any(s.special for s in program.inputs):
+                return _without_specials(program, compiled, variants, f"call {v}: {why}", chain)
             return Outcome("mismatch", f"call {v}: {why}")
     return None
 
 
-def _without_specials(program: FuzzProgram, compiled, variants, why: str) -> Outcome:
+def _without_specials(program: FuzzProgram, compiled, variants, why: str, chain) -> Outcome:
     """Finite differences on inputs with inf/huge values: the same compiled program on plain
     inputs decides. Matching there, the difference is one of evaluation order ("numerics", not
     a bug class); failing there too, it is a mismatch."""
@@ -186,7 +187,7 @@ def _without_specials(program: FuzzProgram, compiled, variants, why: str) -> Out
         spec.special = False
     module = plain.module()
     expected = [module(*plain.example_inputs(v)) for v in variants]
-    failure = _calls(plain, compiled, variants, expected)
+    failure = _calls(plain, compiled, variants, expected, chain)
     return Outcome("numerics", why) if failure is None else failure
 
 
