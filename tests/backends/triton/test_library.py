@@ -122,6 +122,12 @@ def test_private_dir_is_checked(tmp_path):
         module_files._fallback = None
         d = module_files.private_dir(shared)
     assert d != shared / "triton" and stat.S_IMODE(os.lstat(d).st_mode) == 0o700
+    module_files._fallback = None
+    (tmp_path / "elsewhere" / "triton").mkdir(parents=True)
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "triton").symlink_to(tmp_path / "elsewhere" / "triton")
+    with pytest.warns(UserWarning, match="not a private directory"):
+        assert module_files.private_dir(tmp_path / "linked") != tmp_path / "linked" / "triton"
     mine = module_files.private_dir(tmp_path / "mine")
     assert mine == tmp_path / "mine" / "triton"
     assert stat.S_IMODE(os.lstat(mine).st_mode) & 0o077 == 0
