@@ -293,6 +293,11 @@ def _make_function(module: ir.Module, s: Step) -> None:
     with first.location, ir.InsertionPoint(module.body):
         ftype = ir.FunctionType.get([v.type for v in operands], [r.type for r in call.results])
         fn = func.FuncOp(s.function, ftype)
+        # A segment's arguments are the caller's tensors (user inputs, weights, values other
+        # steps still read): one-shot-bufferize writes into a writable argument in place (a
+        # functional scatter over a user input), so none is.
+        readonly = ir.DictAttr.get({"bufferization.writable": ir.BoolAttr.get(False)})
+        fn.operation.attributes["arg_attrs"] = ir.ArrayAttr.get([readonly] * len(operands))
         entry = fn.add_entry_block()
     with first.location, ir.InsertionPoint(entry):
         inside = [
