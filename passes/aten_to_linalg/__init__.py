@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (each family fills LOWERINGS)
     pooling,
     random,
     reductions,
+    rnn,
     scalars,
     scatter,
     shapes,
