@@ -56,9 +56,10 @@ def stats(x: ir.Value, dims: list[int], acc: ir.Type, eps: float | None):
     return mean, elementwise([ss], kept, rstd_of, like=ss)
 
 
-def normalize(x, mean, rstd, stat_map, weight, bias, affine_map, result, ct):
+def normalize(x, mean, rstd, stat_map, weight, bias, affine_map, result, ct, scale_shift=False):
     """(x - mean) * rstd * weight + bias over x's shape, in `ct`, as `result`'s element type.
-    `stat_map` reads mean/rstd, `affine_map` weight/bias (both optional)."""
+    `stat_map` reads mean/rstd, `affine_map` weight/bias (both optional). `scale_shift`: as
+    fma(x, a, bias - mean * a) with a = rstd * weight, as ATen's CPU batch norm rounds."""
     rank = tensor_type(x).rank
     ident = ir.AffineMap.get_identity(rank)
     ins = [x, mean, rstd]
@@ -70,8 +71,15 @@ def normalize(x, mean, rstd, stat_map, weight, bias, affine_map, result, ct):
 
     def body(*args):
         v, m, r = (convert(a, ct) for a in args[:3])
-        y = arith.mulf(arith.subf(v, m), r)
         rest = list(args[3:-1])
+        if scale_shift:
+            w = convert(rest.pop(0), ct) if weight is not None else None
+            b = convert(rest.pop(0), ct) if bias is not None else None
+            alpha = arith.mulf(r, w) if w is not None else r
+            beta = arith.negf(arith.mulf(m, alpha))
+            beta = arith.subf(b, arith.mulf(m, alpha)) if b is not None else beta
+            return convert(math.fma(v, alpha, beta), result.element_type)
+        y = arith.mulf(arith.subf(v, m), r)
         if weight is not None:
             y = arith.mulf(y, convert(rest.pop(0), ct))
         if bias is not None:
@@ -131,12 +139,27 @@ def _batch_norm_training(rw, x, weight, bias, eps):
     out_t = rw.result_type(0)
     rank = tensor_type(x).rank
     dims = _channel_dims(rank)
-    mean, rstd = stats(x, dims, acc_type(out_t.element_type), eps)
+    e = out_t.element_type
+    mean, rstd = stats(x, dims, acc_type(e), eps)
+    half = isinstance(e, ir.F16Type)  # bf16 rounds otherwise in eager (not matched yet)
+    if half and (weight is None or tensor_type(weight).element_type == e):
+        # ATen's CPU batch norm keeps the statistics in the parameter type (half when the
+        # weight is half): mean and 1/std are rounded to it before they normalise
+        mean, rstd = (_rounded(v, e) for v in (mean, rstd))
     chan = dims_map(rank, [1])
     out = normalize(
-        x, mean, rstd, chan, weight, bias, chan, out_t, compute_float(out_t.element_type)
+        x, mean, rstd, chan, weight, bias, chan, out_t, compute_float(e), scale_shift=half
     )
     return out, as_result(mean, rw.result_type(1), []), as_result(rstd, rw.result_type(2), [])
+
+
+def _rounded(v: ir.Value, e: ir.Type) -> ir.Value:
+    """`v` (float accumulator values) rounded to `e` and back."""
+    t = tensor_type(v)
+    acc = t.element_type
+    return elementwise(
+        [v], ranked(shape_of(t), acc), lambda a, _o: convert(convert(a, e), acc), like=v
+    )
 
 
 def _batch_norm_eval(rw, x, weight, bias, running_mean, running_var, eps):

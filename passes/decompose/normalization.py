@@ -10,6 +10,7 @@ from mlir.dialects import arith
 
 from .common import _UPCAST, dtype, has_runtime, tensor_of, to_dtype
 from .registry import register_decomposition
+from .views import reshape, view
 
 
 @register_decomposition("aten.layer_norm")
@@ -69,7 +70,27 @@ def decompose_instance_norm(op, rewriter):
     channels = rewriter.size(x, 1)
     if not isinstance(channels, int):
         return None  # the group count is an int attribute of native_group_norm
+    if dtype(x) == torch.float16 and isinstance(rewriter.size(x, 0), int):
+        return _instance_norm_as_batch_norm(rewriter, x, a)
     return rewriter.aten("aten.group_norm", x, channels, a["weight"], a["bias"], a["eps"])
+
+
+def _instance_norm_as_batch_norm(rewriter, x, a):
+    """ATen's instance_norm: batch norm of the (1, N*C, ...) view, weight and bias repeated N
+    times. In half its statistics round to half (batch norm's parameter type), which
+    group norm's do not: the same values as eager need the same op."""
+    sizes = rewriter.sizes(x)
+    n, c = sizes[0], sizes[1]
+    nc = rewriter.index_arith(arith.MulIOp, n, c)
+    flat = reshape(rewriter, x, [1, nc, *sizes[2:]])
+    weight, bias = (
+        None if v is None else rewriter.aten("aten.repeat", v, [n])
+        for v in (a["weight"], a["bias"])
+    )
+    norm = rewriter.build(
+        "aten._native_batch_norm_legit.no_stats", flat, weight, bias, True, a["momentum"], a["eps"]
+    )
+    return view(rewriter, norm.results[0], sizes, results=[x.type])
 
 
 @register_decomposition("aten.rms_norm")
