@@ -43,7 +43,7 @@ from aten_mlir.frontend.program import (
 # every CPU compile uses these: imported with the package, not inside the first cache hit
 from .cpu import compiler_version, load_cached_library
 from .cpu.cache import atomic_path, cache_directory, read_owned, remove, touch, warn_uncached
-from .cpu.cache_dir import evict
+from .cpu.cache_dir import stored
 
 PLAN_VERSION = "3"
 
@@ -205,14 +205,15 @@ def store_plan(
         f"// library: {library_key}\n// signature: {json.dumps(signature)}\n"
         + module.operation.get_asm(enable_debug_info=True)
     ).encode()
+    size = 0
     try:
         for key in keys:
             with atomic_path(_path(cache_dir, key)) as tmp:
-                tmp.write_bytes(_header(key, body) + b"\n" + body)
+                size += tmp.write_bytes(_header(key, body) + b"\n" + body)
     except OSError as error:
         warn_uncached(cache_directory(cache_dir), error)
         return
-    evict(cache_directory(cache_dir))
+    stored(cache_directory(cache_dir), size)
 
 
 def load_plan(cache_dir, key: str, context: ir.Context, ep=None) -> Plan | None:

@@ -28,6 +28,7 @@ MAX_BYTES_ENV = "ATEN_MLIR_CACHE_MAX_BYTES"
 DEFAULT_MAX_BYTES = 1 << 30
 GRACE_SECONDS = 60.0  # a group used more recently than this is never evicted
 STALE_SECONDS = 3600.0  # a temporary file this old belongs to a build that died
+RESCAN_SECONDS = 300.0  # `stored` scans a directory at least this often
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 _SIZE = re.compile(r"(\d+)\s*([KMGT]?)(?:I?B)?", re.IGNORECASE)
 # name -> (kind, group name); the markers (whose loss invalidates the group) sort first
@@ -117,25 +118,50 @@ def _marker_first(path: Path) -> tuple[bool, str]:
     return (not path.name.endswith(_MARKERS), path.name)
 
 
+def stored(directory: Path, size: int) -> None:
+    """Called after a store of `size` bytes into `directory`: evicts when it may be over the
+    cap. A scan costs about 0.1 ms per file, so a process scans a directory on its first store
+    and then only when what it stored since would cross the cap, or after `RESCAN_SECONDS`
+    (other processes store too): the cap may be overshot by what they stored meanwhile."""
+    cap, now, name = max_bytes(), time.time(), os.path.abspath(directory)
+    scanned, estimate = _estimates.get(name, (None, 0))
+    if (
+        scanned is not None
+        and now - scanned < RESCAN_SECONDS
+        and (not cap or estimate + size <= cap)
+    ):
+        _estimates[name] = (scanned, estimate + size)
+        return
+    _estimates[name] = (now, _evict(directory, cap)[1])
+
+
+# directory -> (its last scan, the bytes it held then plus what this process stored since)
+_estimates: dict[str, tuple[float | None, int]] = {}
+
+
 def evict(directory: Path, cap: int | None = None) -> list[Group]:
     """Deletes temporary files of dead builds, then the least recently used groups while
     `directory` holds more than `cap` bytes (default `max_bytes()`; 0: no cap). Returns what
     it deleted. Never raises: files vanish (another process evicting) or stay (read-only)."""
-    cap = max_bytes() if cap is None else cap
+    return _evict(directory, max_bytes() if cap is None else cap)[0]
+
+
+def _evict(directory: Path, cap: int) -> tuple[list[Group], int]:
+    """`evict`, and the bytes left."""
     now = time.time()
     groups = scan(directory)
     removed = [g for g in groups if g.kind == "temporary" and now - g.used > STALE_SECONDS]
     removed = [g for g in removed if _remove(g, now - STALE_SECONDS)]
     total = sum(g.size for g in groups) - sum(g.size for g in removed)
     if not cap or total <= cap:
-        return removed
+        return removed, total
     for group in sorted((g for g in groups if g.kind != "temporary"), key=lambda g: g.used):
         if total <= cap:
             break
         if now - group.used > GRACE_SECONDS and _remove(group, now - GRACE_SECONDS):
             removed.append(group)
             total -= group.size
-    return removed
+    return removed, total
 
 
 def _remove(group: Group, unused_since: float) -> bool:

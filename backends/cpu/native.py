@@ -44,7 +44,7 @@ from .cache import (
     private_dir,
     warn_uncached,
 )
-from .cache_dir import evict
+from .cache_dir import stored
 from .tools import NativeBuildError
 from .tools import default_triple as _default_triple
 from .tools import run as _run
@@ -171,7 +171,7 @@ def compile_llvm_module(
     except OSError as error:  # tool failures are NativeBuildErrors: this is the directory
         warn_uncached(directory, error)
     else:
-        evict(directory)
+        stored(directory, _size(entry.so) + _size(entry.sidecar))
         return NativeLibrary(
             handle, path=entry.so, key=entry.key, functions=functions, from_cache=False
         )
@@ -203,6 +203,13 @@ def _source(module_or_text: ir.Module | str) -> tuple[bytes, list[str], list[str
             elif GLUE in op.operation.attributes:
                 glue.append(name)
     return buffer.getvalue(), functions, glue
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # already replaced or evicted by another process
+        return 0
 
 
 def _translate(source: bytes) -> bytes:

@@ -171,3 +171,23 @@ def test_a_store_over_the_cap_evicts_and_a_hit_keeps_its_entry(tmp_path, monkeyp
     rebuilt = compile_llvm_module(TEXT, opt_level=2, cache_dir=tmp_path)
     assert not rebuilt.from_cache
     check_add(rebuilt)
+
+
+def test_a_store_scans_only_when_the_directory_may_be_over_the_cap(tmp_path, monkeypatch):
+    scans = []
+    real = cache_dir._evict
+    monkeypatch.setattr(cache_dir, "_evict", lambda *args: scans.append(args) or real(*args))
+    monkeypatch.setenv(MAX_BYTES_ENV, "10000")
+    write(tmp_path / f"{key(1)}.so", 4000, HOUR)
+    cache_dir.stored(tmp_path, 100)  # the first store of this process scans
+    cache_dir.stored(tmp_path, 100)  # 4200 of 10000: no scan
+    assert len(scans) == 1
+    write(tmp_path / f"{key(2)}.so", 6500, 0)
+    cache_dir.stored(tmp_path, 6500)  # 10700 by the estimate: scanned, 10500, evicted
+    assert len(scans) == 2 and not (tmp_path / f"{key(1)}.so").exists()
+    monkeypatch.setattr(cache_dir.time, "time", lambda: real_time() + cache_dir.RESCAN_SECONDS)
+    cache_dir.stored(tmp_path, 1)  # a while later: others may have stored meanwhile
+    assert len(scans) == 3
+
+
+real_time = time.time
