@@ -75,6 +75,11 @@ class CompiledProgram:
         self._guards = CallGuards(signature, declared, self._binder.names)
         mutated = {s.name for s in signature.outputs if s.role == "mutated_input"}
         self._mutated = [k for k, s in enumerate(signature.user_inputs) if s.name in mutated]
+        self._written_state = [
+            (s.name, state[s.name])
+            for s in signature.outputs
+            if s.role == "mutated_buffer" and isinstance(state.get(s.name), torch.Tensor)
+        ]
         self._grad_warned = False
         # Set by compile() from an ExportedProgram: makes its `ep.module()`, which runs a call
         # whose inputs alias each other as eager does (the compiled graph is functional).
@@ -106,8 +111,8 @@ class CompiledProgram:
         else:
             leaves = self._binder.bind(args, kwargs)
         user_inputs = self._guards.check(leaves)
-        if self._mutated:
-            pair = _aliased(user_inputs, self._mutated)
+        if self._mutated or self._written_state:
+            pair = _aliased(user_inputs, self._guards.names, self._mutated, self._written_state)
             if pair is not None:
                 return self._run_eagerly(pair, args, kwargs)
         if not self._grad_warned:
@@ -128,16 +133,15 @@ class CompiledProgram:
                 )
                 return
 
-    def _run_eagerly(self, pair: tuple[int, int], args, kwargs):
-        """A call whose mutated input shares memory with another input: the compiled graph
+    def _run_eagerly(self, pair: tuple[str, str], args, kwargs):
+        """A call whose mutated input or buffer shares memory with an input: the compiled graph
         reads every input as it was before the mutation, eager reads through the alias."""
-        mutated, other = pair
-        names = self._guards.names
+        written, other = pair
         if self.eager is None:
             raise ValueError(
-                f"argument '{names[mutated]}' is written by the program and shares memory with "
-                f"argument '{names[other]}': the compiled program would read '{names[other]}' "
-                "as it was before the write, unlike eager; pass separate tensors (a .clone())"
+                f"{written} is written by the program and shares memory with {other}: the "
+                f"compiled program would read {other} as it was before the write, unlike "
+                "eager; pass separate tensors (a .clone())"
             )
         if self._eager_module is None:
             self._eager_module = self.eager()
@@ -290,17 +294,19 @@ def _tensor_spec(t: ir.Type) -> TensorSpec:
         return TensorSpec(str(t), None, shape)
 
 
-def _aliased(tensors: list, mutated: list[int]) -> tuple[int, int] | None:
-    """(a mutated input, another input) whose memory overlaps, or None. Address ranges only:
-    tensors of different storages never overlap, views of one storage are caught."""
-    spans = [_span(t) for t in tensors]
-    for m in mutated:
-        if spans[m] is None:
+def _aliased(inputs: list, names: list[str], mutated: list[int], written_state: list):
+    """(what is written, the input it overlaps) as message text, or None: a mutated input or
+    buffer sharing memory with an(other) input. Address ranges only: tensors of different
+    storages never overlap, views of one storage are caught."""
+    spans = [_span(t) for t in inputs]
+    written = [(f"argument '{names[m]}'", spans[m], m) for m in mutated]
+    written += [(f"buffer '{name}'", _span(t), None) for name, t in written_state]
+    for label, span, m in written:
+        if span is None:
             continue
-        start, end = spans[m]
-        for k, span in enumerate(spans):
-            if k != m and span is not None and span[0] < end and start < span[1]:
-                return m, k
+        for k, other in enumerate(spans):
+            if k != m and other is not None and other[0] < span[1] and span[0] < other[1]:
+                return label, f"argument '{names[k]}'"
     return None
 
 

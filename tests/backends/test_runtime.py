@@ -109,6 +109,27 @@ def test_a_mutated_input_aliased_by_another_runs_as_eager():
         assert torch.equal(t, e)
 
 
+class Accumulate(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", torch.ones(3))
+
+    def forward(self, x):
+        self.total.add_(x)
+        return x * 2
+
+
+def test_an_input_aliasing_a_mutated_buffer_runs_as_eager():
+    ep = export(Accumulate(), (torch.ones(3),))
+    compiled = compile_uncached(ep)
+    with pytest.raises(ValueError, match="buffer 'total' is written .* argument 'x'"):
+        compiled(compiled.state["total"])
+    compiled.eager = ep.module
+    # was: 2 (x read before the write to total); eager reads x after it: (1 + 1) * 2
+    torch.testing.assert_close(compiled(compiled.state["total"]), torch.full((3,), 4.0))
+    assert torch.equal(ep.state_dict["total"], torch.full((3,), 2.0))
+
+
 def test_requires_grad_warns_once(add):
     x = torch.randn(3, requires_grad=True)
     fresh = compile_uncached(export(Add(), (torch.randn(3), torch.randn(3))))
