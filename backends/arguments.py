@@ -97,6 +97,8 @@ class ArgumentBinder:
                 leaves.append(value)
                 continue
             got, got_spec = pytree.tree_flatten(value)
+            if got_spec != spec:  # dicts match by key, in any order, as in Python
+                got, got_spec = pytree.tree_flatten(_ordered_as(value, spec))
             if got_spec != spec:
                 self._fail(
                     f"argument '{name}' is {_structure(got_spec)}, exported as {_structure(spec)}"
@@ -106,6 +108,16 @@ class ArgumentBinder:
 
     def _fail(self, why: str):
         raise ValueError(f"{_STRUCTURE}: {why}; exported as {self.signature_text()}")
+
+
+def _ordered_as(value, spec):
+    """`value` with its dicts' keys in `spec`'s order (where the keys are the same)."""
+    if spec.type is dict and isinstance(value, dict) and set(value) == set(spec.context):
+        return {k: _ordered_as(value[k], c) for k, c in zip(spec.context, spec.children())}
+    if spec.type in (list, tuple) and type(value) is spec.type:
+        if len(value) == spec.num_children:
+            return spec.type(_ordered_as(v, c) for v, c in zip(value, spec.children()))
+    return value
 
 
 def _with_structure(name: str, spec) -> str:

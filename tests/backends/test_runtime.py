@@ -83,6 +83,17 @@ def test_nested_and_keyword_only_arguments():
         compiled(t, [t, {"k": t}], t)
 
 
+class Options(torch.nn.Module):
+    def forward(self, x, opts):
+        return x * opts["scale"] + opts["shift"]
+
+
+def test_dict_arguments_match_by_key_in_any_order():
+    x, scale, shift = torch.randn(3), torch.randn(3), torch.randn(3)
+    compiled = compile_uncached(export(Options(), (x, {"scale": scale, "shift": shift})))
+    torch.testing.assert_close(compiled(x, {"shift": shift, "scale": scale}), x * scale + shift)
+
+
 class AddInto(torch.nn.Module):
     def forward(self, a, b):
         a.add_(b)
