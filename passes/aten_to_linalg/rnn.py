@@ -29,19 +29,39 @@ def _mixed(values):
 
 
 def _slice(src, offsets, sizes, result):
-    """`tensor.extract_slice` (unit strides) at the current insertion point; `result` may drop
-    unit dims."""
+    """`tensor.extract_slice` (unit strides) at the current insertion point; a `result` of one
+    rank less drops the leading unit dim, by a collapse_shape after a full-rank slice (the
+    Triton loop lowering mis-indexes rank-reducing subviews)."""
     dyn_off, st_off = _mixed(offsets)
     dyn_size, st_size = _mixed(sizes)
     ones = [1] * len(offsets)
-    return tensor.ExtractSliceOp(result, src, dyn_off, dyn_size, [], st_off, st_size, ones).result
+    full_t = ir.RankedTensorType.get(st_size, result.element_type)
+    out = tensor.ExtractSliceOp(full_t, src, dyn_off, dyn_size, [], st_off, st_size, ones).result
+    if result.rank == len(offsets):
+        return out
+    return tensor.CollapseShapeOp(result, out, _reassoc(len(offsets))).result
 
 
 def _insert(src, dest, offsets, sizes):
+    """`tensor.insert_slice` of `src` at `offsets` of `dest`; a `src` of one rank less is
+    expanded with a leading unit dim first (see `_slice`)."""
     dyn_off, st_off = _mixed(offsets)
     dyn_size, st_size = _mixed(sizes)
     ones = [1] * len(offsets)
+    src_t = tensor_type(src)
+    if src_t.rank < len(offsets):
+        full_t = ir.RankedTensorType.get(st_size, src_t.element_type)
+        src = tensor.ExpandShapeOp(full_t, src, _reassoc(len(offsets)), dyn_size, st_size).result
     return tensor.InsertSliceOp(src, dest, dyn_off, dyn_size, [], st_off, st_size, ones).result
+
+
+def _reassoc(rank: int) -> ir.ArrayAttr:
+    """[[0, 1], [2], ...]: the leading unit dim joined to the next."""
+    i64 = ir.IntegerType.get_signless(64)
+    groups = [[0, 1]] + [[d] for d in range(2, rank)]
+    return ir.ArrayAttr.get(
+        [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups]
+    )
 
 
 _GATES = {"lstm": 4, "gru": 3, "rnn_tanh": 1, "rnn_relu": 1}

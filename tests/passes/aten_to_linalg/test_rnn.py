@@ -56,8 +56,22 @@ CONFIGS = {
 OPS = {"LSTM": "aten.lstm.input", "GRU": "aten.gru.input"}
 
 
+def _target(target):
+    """`target`, with Triton kernels in the interpreter when no GPU is present (as
+    tests/backends/triton's conftest does for its folder)."""
+    if target == "triton":
+        import triton
+
+        from aten_mlir.backends.triton.launch import interpreting
+
+        if interpreting():
+            triton.knobs.runtime.interpret = True
+    return target
+
+
+@pytest.mark.parametrize("target", sorted({TARGET, "triton"}))
 @pytest.mark.parametrize("name", list(CONFIGS))
-def test_dynamic_length_loops(name):
+def test_dynamic_length_loops(name, target):
     torch.manual_seed(0)
     kind, kwargs = CONFIGS[name]
     m = getattr(torch.nn, kind)(4, 5, **kwargs).eval()
@@ -78,7 +92,7 @@ def test_dynamic_length_loops(name):
     )
     x = torch.randn(2, 6, 4) if batch_first else torch.randn(6, 2, 4)
     program = _program(op_name, x, states, params, 1 if batch_first else 0, **flags)
-    compiled = aten_mlir.compile(program, target=TARGET)
+    compiled = aten_mlir.compile(program, target=_target(target))
     assert compiled.fallbacks == []
     op = eval("torch.ops." + op_name)  # noqa: S307  (a literal table name)
     for length in (6, 1, 11):
