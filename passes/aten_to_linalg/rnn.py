@@ -281,7 +281,11 @@ def _lower_rnn(kind: str, rw):
         if a["batch_first"]:
             seq = _swap01(seq, [length, batch, tensor_type(seq).shape[2]])
         stacked = [_stack([f[j] for f in finals], batch) for j in range(len(initial))]
-    return [seq, *stacked]
+        results = [seq, *stacked]
+        return [
+            v if v.type == rw.result_type(i) else tensor.CastOp(rw.result_type(i), v).result
+            for i, v in enumerate(results)
+        ]
 
 
 def _concat(outs, length, batch):
