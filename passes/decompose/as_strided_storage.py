@@ -165,6 +165,31 @@ def _storage_order(rewriter_ip, base: ir.Value, traced_base: torch.Tensor) -> ir
     return build_aten("aten.clone", permuted, ip=rewriter_ip).results[0]
 
 
+STORAGE_READ_ATTR = "aten.reads_storage"
+
+
+def _mark_storage_read(base: ir.Value) -> None:
+    """Marks a function argument whose storage an as_strided reads: the runtime hands compiled
+    code a contiguous copy of a non-contiguous input, whose storage is not the caller's, so it
+    must check (or reject) such an input there."""
+    if not isinstance(base.owner, ir.Block):
+        return
+    fn = base.owner.owner.operation
+    if fn.name != "func.func":
+        return
+    count = len(base.owner.arguments)
+    attrs = (
+        [ir.DictAttr(d) for d in ir.ArrayAttr(fn.attributes["arg_attrs"])]
+        if "arg_attrs" in fn.attributes
+        else [ir.DictAttr.get({}) for _ in range(count)]
+    )
+    index = ir.BlockArgument(base).arg_number
+    entries = {a.name: a.attr for a in attrs[index]}
+    entries[STORAGE_READ_ATTR] = ir.UnitAttr.get()
+    attrs[index] = ir.DictAttr.get(entries)
+    fn.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+
+
 def _rewrite(op: ir.Operation) -> bool:
     """Rewrites one as_strided; False when nothing changes."""
     a = op_arguments(op)
@@ -190,6 +215,7 @@ def _rewrite(op: ir.Operation) -> bool:
     if not views and layout.is_contiguous() and a["storage_offset"] is not None:
         return False
     with op.location:
+        _mark_storage_read(base)
         ip = ir.InsertionPoint(op)
         source = _storage_order(ip, base, layout)
         new = build_aten(

@@ -1,9 +1,9 @@
 // RUN: aten-opt %s --split-input-file -p aten-as-strided-storage | FileCheck %s
 
 // A slice starts 8 elements into its base's storage: the as_strided reads the base, and its
-// missing offset becomes the slice's (8).
+// missing offset becomes the slice's (8). The argument is marked: its storage is read.
 // CHECK-LABEL: func.func @after_slice
-// CHECK-SAME: (%[[X:[^ :]+]]: tensor<3x2x4xf32>)
+// CHECK-SAME: (%[[X:[^ :]+]]: tensor<3x2x4xf32> {aten.reads_storage})
 // CHECK: "aten.as_strided"(%[[X]]) {size = array<i64: 2, 2>, storage_offset = 8 : i64, stride = array<i64: 8, 1>}
 func.func @after_slice(%x: tensor<3x2x4xf32>) -> tensor<2x2xf32> {
   %0 = "aten.slice.Tensor"(%x) {dim = 0 : i64, start = 1 : i64, end = 3 : i64, step = 1 : i64} : (tensor<3x2x4xf32>) -> tensor<2x2x4xf32>
