@@ -180,20 +180,26 @@ def read_owned(path: Path, limit: int | None = None) -> bytes | None:
     """`path`'s bytes if it is a regular file (not a symlink) owned by this user and, given
     `limit`, no larger; else None. Another user's file in a shared directory is not ours to
     load."""
+    # O_NONBLOCK: opening a FIFO planted under an entry's name would otherwise wait forever
+    flags = os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC)
+        fd = os.open(path, flags)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as f:
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_uid != _uid():
-                return None
-            if limit is not None and info.st_size > limit:
-                return None
-            return f.read()
-        except OSError:
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != _uid():
             return None
+        if limit is not None and info.st_size > limit:
+            return None
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def _uid() -> int:

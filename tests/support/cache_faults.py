@@ -50,6 +50,12 @@ def symlink(path: Path, rng: random.Random) -> None:
     path.symlink_to(real)
 
 
+def fifo(path: Path, rng: random.Random) -> None:
+    """A named pipe in the file's place: opening it to read would wait for a writer."""
+    path.unlink()
+    os.mkfifo(path)
+
+
 def foreign_owner(path: Path, rng: random.Random) -> None:
     """The same bytes owned by another user (nobody): not ours to load."""
     if os.geteuid() != 0:
@@ -59,7 +65,17 @@ def foreign_owner(path: Path, rng: random.Random) -> None:
 
 FAULTS = {
     f.__name__: f
-    for f in (random_bytes, flip_byte, truncate, empty, non_utf8, delete, symlink, foreign_owner)
+    for f in (
+        random_bytes,
+        flip_byte,
+        truncate,
+        empty,
+        non_utf8,
+        delete,
+        symlink,
+        fifo,
+        foreign_owner,
+    )
 }
 
 
