@@ -141,7 +141,10 @@ def _replay(base: ir.Value, views: list[ir.Operation]):
         call = _eager_args(op, traced)
         if call is None or _static_shape(op.results[0]) is None:
             raise _Unsupported(f"'{op.name}' has symbolic sizes")
-        out = get_op_def(op.name).overload(*call[0], **call[1])
+        try:
+            out = get_op_def(op.name).overload(*call[0], **call[1])
+        except Exception as e:  # noqa: BLE001  (eager rejects the view: say so, located)
+            raise _Unsupported(f"'{op.name}' fails in eager: {str(e).splitlines()[0]}") from e
         if out.untyped_storage().data_ptr() != traced.untyped_storage().data_ptr():
             # eager copied here (a reshape that is no view, a `to` or `contiguous` into another
             # memory format): a fresh base, laid out as eager laid out the copy
@@ -252,7 +255,7 @@ class AtenAsStridedStorage(ModulePass):
         for op in found:
             try:
                 _rewrite(op)
-            except (_Unsupported, RuntimeError) as e:
+            except Exception as e:  # noqa: BLE001  (eager's own check, or a view replay fails)
                 message = str(e).splitlines()[0]
                 op.location.emit_error(f"'aten.as_strided' op on a view: {message}")
                 failures.append((op, message))
