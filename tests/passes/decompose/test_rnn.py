@@ -102,3 +102,16 @@ def test_train_mode_dropout():
     _, h_eval = m.eval()(x)
     torch.testing.assert_close(h[0], h_eval[0], atol=1e-5, rtol=1e-5)
     assert not torch.allclose(h[1], h_eval[1], atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["lstm-proj-bidirectional", "gru-nobias"])
+def test_dynamic_batch(name):
+    """A `Dim` on the batch (the length stays static: torch.export specialises it)."""
+    m, x = _model(name)
+    batch_dim = 0 if CONFIGS[name][1].get("batch_first") else 1
+    ep = torch.export.export(m, (x,), dynamic_shapes=({batch_dim: torch.export.Dim("B")},))
+    compiled = aten_mlir.compile(ep)
+    assert compiled.fallbacks == []
+    y = torch.randn(*[5 if d == batch_dim else s for d, s in enumerate(x.shape)])
+    for got, want in zip(_flat(compiled(y)), _flat(m(y)), strict=True):
+        torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
