@@ -109,8 +109,9 @@ def handled_by_decompose() -> frozenset[str]:
 
 
 def _is_functional(ep, decomposed_later: Collection[str]) -> bool:
-    """Whether `run_decompositions({})` could only functionalize what has no mutation, and
-    decompose composite (CompositeImplicitAutograd) ops the caller decomposes anyway."""
+    """Whether `run_decompositions({})` would change nothing a later stage does not do itself:
+    no mutation (but in-place ops on fresh temporaries, see `_out_of_place`), and every op one
+    `decomposed_later` names (decomposed later, or already in the target set)."""
     if not decomposed_later:
         return False
     for node in ep.graph.nodes:
@@ -121,12 +122,14 @@ def _is_functional(ep, decomposed_later: Collection[str]) -> bool:
             continue
         if not isinstance(target, torch._ops.OpOverload) or target.namespace not in NAMESPACES:
             return False  # higher-order ops (grad modes, effects) need torch's re-trace
-        if target._schema.is_mutable and _out_of_place(node) is None:
-            return False
-        composite = torch._C._dispatch_has_kernel_for_dispatch_key(
-            target.name(), torch._C.DispatchKey.CompositeImplicitAutograd
-        )
-        if composite and op_name_of_overload(target) not in decomposed_later:
+        if target._schema.is_mutable:
+            target = _out_of_place(node)
+            if target is None:
+                return False
+        if op_name_of_overload(target) not in decomposed_later:
+            # Left to torch: composite ops it decomposes, and ops it rewrites while
+            # functionalizing though their schema says they mutate nothing (native_batch_norm in
+            # training writes its running stats: torch makes it the _legit_functional variant).
             return False
     return True
 

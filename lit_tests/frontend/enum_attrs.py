@@ -39,11 +39,11 @@ class Enums(torch.nn.Module):
 def test_enum_attributes():
     h, x = torch.randn(2, dtype=torch.float16), torch.randn(1, 2, 3, 3)
     program = import_module(Enums(), h, x)
-    # CHECK: "aten._to_copy"(%arg0) {dtype = f32, non_blocking = false} : (tensor<2xf16>)
-    # CHECK-SAME: -> tensor<2xf32>
+    # CHECK: "aten.to.dtype"(%arg0) {copy = false, dtype = f32, non_blocking = false}
+    # CHECK-SAME: : (tensor<2xf16>) -> tensor<2xf32>
     # CHECK-NEXT: "aten.sum"(%arg1) {dtype = f64} : (tensor<1x2x3x3xf32>) -> tensor<f64>
-    # CHECK-NEXT: [[I32:%.+]] = "aten._to_copy"(%arg1) {dtype = i32, non_blocking = false}
-    # CHECK-NEXT: "aten._to_copy"([[I32]]) {dtype = ui8, non_blocking = false}
+    # CHECK-NEXT: [[I32:%.+]] = "aten.to.dtype"(%arg1) {copy = false, dtype = i32,
+    # CHECK-NEXT: "aten.to.dtype"([[I32]]) {copy = false, dtype = ui8, non_blocking = false}
     # CHECK-SAME: : (tensor<1x2x3x3xi32>) -> tensor<1x2x3x3xui8>
     # CHECK-NEXT: "aten.clone"(%arg1) {memory_format = "channels_last"}
     # CHECK-NEXT: "aten.ones_like"(%arg1) {memory_format = "preserve_format", pin_memory = false}
