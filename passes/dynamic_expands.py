@@ -28,7 +28,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .registry import ModulePass, PassFailure, nested_ops, register_pass
+from .registry import ModulePass, PassFailure, register_pass, walked_ops
 
 _DYN = ir.ShapedType.get_dynamic_size()
 
@@ -264,9 +264,12 @@ class SplitDynamicExpands(ModulePass):
     name: ClassVar[str] = "aten-split-dynamic-expands"
 
     def run(self, module_op: ir.Operation) -> None:
-        for op in list(nested_ops(module_op)):
-            if op.name != "tensor.expand_shape" or not _multi_dynamic(op):
-                continue
+        found = [
+            op
+            for op in walked_ops(module_op)
+            if op.name == "tensor.expand_shape" and _multi_dynamic(op)
+        ]
+        for op in found:
             value = _regroup(op) or _gather(op)
             collapse = op.operands[0].owner
             op.results[0].replace_all_uses_with(value)
@@ -286,7 +289,7 @@ class CheckExpandGroups(ModulePass):
     def run(self, module_op: ir.Operation) -> None:
         bad = [
             op
-            for op in nested_ops(module_op)
+            for op in walked_ops(module_op)
             if op.name in ("memref.expand_shape", "tensor.expand_shape") and _multi_dynamic(op)
         ]
         for op in bad:
