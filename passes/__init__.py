@@ -14,6 +14,7 @@ from . import (  # noqa: F401  (registers the passes)
     decompose,
     drop_dead,
     dynamic_expands,
+    expand_casts,
     fast_math,
     outline_nests,
     outline_repeats,

@@ -83,7 +83,8 @@ LOWERING_STAGES: list[Stage] = [
         "duplicate-function-elimination,aten-outline-loop-nests,duplicate-function-elimination,"
         "aten-emit-c-interface,aten-fast-math,aten-accurate-math,convert-complex-to-standard,"
         "convert-math-to-funcs,"
-        "lower-affine,convert-scf-to-cf,aten-check-expand-groups,expand-strided-metadata,"
+        "lower-affine,convert-scf-to-cf,aten-expands-as-casts,aten-check-expand-groups,"
+        "expand-strided-metadata,"
         "lower-affine,arith-expand,"
         "convert-math-to-llvm{approximate-log1p=false},convert-math-to-libm,"
         # after math-to-libm, which unrolls vector math into per-lane calls (vector.extract)
