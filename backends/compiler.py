@@ -28,7 +28,7 @@ from aten_mlir.passes.lowering import (
 )
 from aten_mlir.passes.outline_repeats import GLUE
 
-from .isolate import ChildCrashed, isolation_enabled, run_isolated
+from .isolate import ChildCrashed, crashing_pass, isolation_enabled, run_isolated
 from .partition import PartitionError, outline
 from .program_cache import (
     discard_plan,
@@ -264,9 +264,12 @@ def _crash_error(crash: ChildCrashed, program: Program, dump: Path | None, stage
             run_isolated(_write_stage_input, program, stages[:index], input_file)
         except (ChildCrashed, CompileError):
             input_file = None
+    where = "this stage"
     if input_file is not None:
         (input_file.parent / "crash.log").write_text(crash.stderr)
-    message = f"MLIR crashed ({crash.signal}) in this stage: {crash.reason}"
+        failing = crashing_pass(input_file.read_text(), stage.pipeline)
+        where = f"pass '{failing}'" if failing else where
+    message = f"MLIR crashed ({crash.signal}) in {where}: {crash.reason}"
     return CompileError(stage.name, message, _repro(stage, input_file))
 
 

@@ -201,3 +201,28 @@ def _by_name(module: str, qualname: str, message: str) -> BaseException:
         return e
     except Exception:  # a class the parent cannot make: keep its name in the message
         return RuntimeError(f"{module}.{qualname}: {message}")
+
+
+def crashing_pass(text: str, pipeline: str) -> str | None:
+    """The pass of `pipeline` that crashes on the IR `text`: the pipeline replayed one
+    top-level pass at a time in a child that reports each before running it. None when the
+    replay does not crash (or fails otherwise)."""
+    try:
+        run_isolated(_pass_by_pass, text, pipeline)
+    except ChildCrashed as crash:
+        return crash.step
+    except Exception:  # a clean failure: the crash needs the passes before it, in one manager
+        return None
+    return None
+
+
+def _pass_by_pass(report, text: str, pipeline: str) -> None:  # pragma: no cover (the child)
+    from aten_mlir.dialects import make_context
+    from aten_mlir.frontend.program import parse_module
+    from aten_mlir.passes import run_pipeline
+    from aten_mlir.passes.pipeline import parse_pipeline
+
+    module = parse_module(text, context=make_context())
+    for element in parse_pipeline(pipeline):
+        report(str(element))
+        run_pipeline(module, [element], verify_each=False)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from aten_mlir.backends import triton as _triton_passes  # noqa: F401  (registers its passes)
-from aten_mlir.backends.isolate import ChildCrashed, run_isolated
+from aten_mlir.backends.isolate import ChildCrashed, crashing_pass, run_isolated
 from aten_mlir.dialects import make_context
 from aten_mlir.frontend.program import IRParseError, parse_module
 from aten_mlir.passes import (
@@ -220,16 +220,21 @@ def process_text(text: str, source: str, pipeline: str, args) -> Result:
     try:
         return run_isolated(_process_text, text, source, pipeline, args)
     except ChildCrashed as crash:
-        return Result(diags=[_crash_diag(crash, text, source, args)], failed=True)
+        return Result(diags=[_crash_diag(crash, text, source, pipeline, args)], failed=True)
 
 
-def _crash_diag(crash: ChildCrashed, text: str, source: str, args) -> Diag:
+def _crash_diag(crash: ChildCrashed, text: str, source: str, pipeline: str, args) -> Diag:
+    """The crash as an error at the chunk's first line, naming the pass when a pass-by-pass
+    replay crashes in one."""
     lines = text.splitlines()
     line = next(
         (i for i, t in enumerate(lines, 1) if t.strip() and not t.strip().startswith("//")), 1
     )
     running = " ".join(f"--stage {s}" for s in args.stage) if args.stage else "the pass pipeline"
     what = running if crash.step == "pipeline" else (crash.step or "startup")
+    if crash.step == "pipeline" and text:
+        failing = crashing_pass(text, pipeline)
+        what = f"pass '{failing}' of {running}" if failing else what
     message = f"MLIR crashed ({crash.signal}) in {what}: {crash.reason}"
     return Diag("error", message, f"{source}:{line}:1", (source, line, 1))
 
@@ -281,7 +286,7 @@ def process_pt2(path: str, pipeline: str, args) -> Result:
         return run_isolated(_process_pt2, text, path, pipeline, args)
     except ChildCrashed as crash:
         crash.step = "pipeline"
-        return Result(diags=[_crash_diag(crash, "", path, args)], failed=True)
+        return Result(diags=[_crash_diag(crash, text, path, pipeline, args)], failed=True)
 
 
 def _process_pt2(report, text: str, path: str, pipeline: str, args) -> Result:

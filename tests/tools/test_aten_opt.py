@@ -235,7 +235,7 @@ def test_an_abort_in_a_pass_is_exit_1_with_a_located_error(tmp_path, capsys):
     assert main([path, "-p", "expand-strided-metadata"]) == 1
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
-    first = f"{path}:2:1: error: MLIR crashed (SIGABRT) in the pass pipeline: "
+    first = f"{path}:2:1: error: MLIR crashed (SIGABRT) in pass 'expand-strided-metadata' of "
     assert captured.err.startswith(first)
     assert "at most one dynamic size per group" in captured.err
 
