@@ -30,6 +30,7 @@ import torch
 from mlir import ir
 from mlir.dialects import func
 
+from aten_mlir.frontend.arguments import call_fields
 from aten_mlir.frontend.fingerprint import fingerprint
 from aten_mlir.frontend.program import (
     INPUT_ROLES,
@@ -167,7 +168,9 @@ def restore(saved: dict, ep: torch.export.ExportedProgram, context: ir.Context) 
         or any(s.role != "user_input" and s.name not in state for s in inputs)
     ):
         raise ValueError("the saved signature does not fit the program")
-    signature = Signature(inputs, outputs, constants, ep.call_spec.in_spec, ep.call_spec.out_spec)
+    signature = Signature(
+        inputs, outputs, constants, ep.call_spec.in_spec, ep.call_spec.out_spec, **call_fields(ep)
+    )
     return Restored(state, signature, ftype)
 
 

@@ -193,10 +193,6 @@ def test_guards_hold_on_a_program_loaded_by_its_ir(tmp_path):
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="program_cache.restore must build the Signature with **call_fields(ep)",
-)
 def test_guards_hold_on_a_program_loaded_by_its_export(tmp_path):
     """A fresh export hits the entry keyed before import: its Signature is rebuilt from `ep`."""
     assert not aten_mlir.compile(shared_dim(max=100), cache_dir=tmp_path).from_cache
