@@ -22,6 +22,7 @@ from . import (  # noqa: F401  (registers the passes)
     split_deallocs,
     unshare_fills,
     verify,
+    widen_i1_memrefs,
 )
 from .pipeline import (
     NestedPipeline,

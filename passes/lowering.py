@@ -84,7 +84,7 @@ LOWERING_STAGES: list[Stage] = [
         "aten-emit-c-interface,aten-fast-math,aten-accurate-math,convert-complex-to-standard,"
         "convert-math-to-funcs,"
         "lower-affine,convert-scf-to-cf,aten-expands-as-casts,aten-check-expand-groups,"
-        "expand-strided-metadata,"
+        "aten-widen-i1-memrefs,expand-strided-metadata,"
         "lower-affine,arith-expand,"
         "convert-math-to-llvm{approximate-log1p=false},convert-math-to-libm,"
         # after math-to-libm, which unrolls vector math into per-lane calls (vector.extract)
