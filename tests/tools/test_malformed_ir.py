@@ -1,7 +1,8 @@
 """The malformed-IR corpus (`tests/tools/malformed_ir.py`) through `aten-opt`: every input exits
-0, or 1 with a located first line; never a traceback, a signal or a hang. The default run takes
-every input with no pipeline and with `aten-decompose`, and every tenth with each CPU and
-Triton `--stage`; the `slow` run takes every input with every stage."""
+0, or 1 with a located first line; never a traceback, a signal or a hang. The default run (about
+700 runs, a minute or two on two busy cores) takes every input with no pipeline, every second
+with `aten-decompose` and every twentieth with each CPU and Triton `--stage`; the `slow` run
+takes every input with every one of them (4830 runs)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from tests.tools import malformed_ir
 
-STAGE_SAMPLE = 10
+STAGE_SAMPLE = 20
 
 
 def _failures(tmp_path, select) -> tuple[list, dict]:
@@ -30,7 +31,11 @@ def _failures(tmp_path, select) -> tuple[list, dict]:
 
 
 def test_corpus_exits_cleanly(tmp_path):
-    sampled = lambda i, argv: argv in malformed_ir.BASE_ARGVS or i % STAGE_SAMPLE == 0  # noqa: E731
+    def sampled(i: int, argv: list[str]) -> bool:
+        if not argv:
+            return True
+        return i % 2 == 0 if argv in malformed_ir.BASE_ARGVS else i % STAGE_SAMPLE == 0
+
     failed, counts = _failures(tmp_path, sampled)
     assert not failed, "\n".join(failed)
     assert counts["exit 1"] > counts["exit 0"]  # the corpus is mostly broken, as meant
