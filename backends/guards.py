@@ -59,6 +59,7 @@ class CallGuards:
         ]
         self.size_steps = _size_steps(signature, tensors, self._quoted)
         self.shape_guards = compile_shape_guards(signature.shape_guards, names)
+        self.index_checks = _index_checks(signature, self.tensor_leaves, self._quoted)
 
     def check(self, leaves: list) -> list:
         for index, want, name in self.constants:
@@ -72,7 +73,46 @@ class CallGuards:
                 step(values, env)
         if self.shape_guards:
             self.shape_guards(leaves)
+        for check in self.index_checks:
+            check(values)
         return values
+
+
+def _index_checks(signature: Signature, tensor_leaves: list[int], names: list[str]) -> list:
+    """A check per `signature.index_bounds` entry whose dim size is a constant or the size of a
+    dim of some input: every index in range, as eager's kernels require (compiled code clamps
+    them, so an index out of range would otherwise be a silently wrong answer)."""
+    where = {
+        size: (k, d)
+        for k, sizes in enumerate(signature.input_sizes)
+        for d, size in enumerate(sizes)
+    }
+    checks = []
+    for leaf, size, wraps, op in signature.index_bounds:
+        if leaf not in tensor_leaves:
+            continue
+        k = tensor_leaves.index(leaf)
+        if size.lstrip("-").isdigit():
+            checks.append(_index_check(k, int(size), None, wraps, names[k], op))
+        elif size in where:
+            checks.append(_index_check(k, None, where[size], wraps, names[k], op))
+    return checks
+
+
+def _index_check(k: int, static: int | None, dim_of: tuple | None, wraps: bool, name, op):
+    def check(values):
+        index = values[k]
+        if index.numel() == 0 or index.is_floating_point() or index.dtype == torch.bool:
+            return
+        size = static if dim_of is None else values[dim_of[0]].shape[dim_of[1]]
+        low, high = (int(v) for v in torch.aminmax(index))
+        bad = high if high >= size else low if low < (-size if wraps else 0) else None
+        if bad is not None:
+            raise IndexError(
+                f"argument {name}: index {bad} is out of range for a dim of size {size} in {op}"
+            )
+
+    return check
 
 
 def _quoted(name: str) -> str:

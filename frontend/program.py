@@ -45,7 +45,9 @@ class Signature:
     `input_constants` maps a leaf of `in_spec` to the non-tensor value export specialised it to;
     `input_sizes` holds each user input's sizes as text (`"4"`, `"s0"`, `"2*s0 + 1"`);
     `size_ranges` maps a size expression to its inclusive `[low, high]` (`None`: unbounded);
-    `shape_guards` are the tracer's guards in torch's source syntax (`L['x'].size()[0] != 7`).
+    `shape_guards` are the tracer's guards in torch's source syntax (`L['x'].size()[0] != 7`);
+    `index_bounds` lists `[input, size, wraps, op]` for each user input an indexing op reads as
+    indices into a dim of `size` (text, as in `input_sizes`), negative ones valid if `wraps`.
     """
 
     inputs: list[InputSpec]
@@ -58,6 +60,7 @@ class Signature:
     input_sizes: list[list[str]] = field(default_factory=list)
     size_ranges: dict[str, list[int | None]] = field(default_factory=dict)
     shape_guards: list[str] = field(default_factory=list)
+    index_bounds: list[list] = field(default_factory=list)
 
     @property
     def user_inputs(self) -> list[InputSpec]:

@@ -4,6 +4,7 @@ from . import (  # noqa: F401  (registers the passes)
     accurate_math,
     aten_to_linalg,
     c_interface,
+    clamp_indices,
     clone_broadcast_producers,
     contraction_prologue,
     cpu_contractions,

@@ -40,7 +40,8 @@ LOWERING_STAGES: list[Stage] = [
     ),
     Stage(
         "aten-to-linalg",
-        "convert-aten-to-linalg{allow-fallback},resolve-ranked-shaped-type-result-dims,"
+        "convert-aten-to-linalg{allow-fallback},aten-clamp-data-indices,"
+        "resolve-ranked-shaped-type-result-dims,"
         "canonicalize,cse,aten-split-dynamic-expands",
         "core aten -> linalg/tensor/arith/math on tensors (ops without lowering stay)",
     ),
@@ -105,7 +106,8 @@ TRITON_STAGES: list[Stage] = [
     STAGES_BY_NAME["decompose"],
     Stage(
         "aten-to-linalg",
-        "convert-aten-to-linalg{allow-fallback no-complex},resolve-ranked-shaped-type-result-dims,"
+        "convert-aten-to-linalg{allow-fallback no-complex},aten-clamp-data-indices,"
+        "resolve-ranked-shaped-type-result-dims,"
         "canonicalize,cse,aten-split-dynamic-expands",
         "core aten -> linalg/tensor/arith/math on tensors (complex ops stay)",
     ),
