@@ -12,6 +12,7 @@ from .opdefs import (
     all_op_names,
     core_op_names,
     get_op_def,
+    is_dialect_op,
     op_name_of_overload,
 )
 from .ops import AtenBuildError, aten, build_aten, op_arguments, operand_segments
@@ -44,6 +45,7 @@ __all__ = [
     "encode_attr",
     "file_position",
     "get_op_def",
+    "is_dialect_op",
     "make_context",
     "op_arguments",
     "op_name_of_overload",

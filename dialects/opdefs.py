@@ -195,6 +195,11 @@ class OpDef:
 NAMESPACES = ("aten", "prims", "quantized_decomposed")
 
 
+def is_dialect_op(op_name: str) -> bool:
+    """`op_name` is spelled as an op of the dialect (`aten.relu`, `prims.collapse_view`)."""
+    return op_name.split(".", 1)[0] in NAMESPACES
+
+
 def op_name_of(schema_name: str, overload_name: str) -> str:
     """`aten::add`, `Tensor` -> `aten.add.Tensor`; the `default` overload drops its suffix."""
     base = schema_name.replace("::", ".", 1)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .attrs import check_attr
-from .opdefs import ArgDef, ArgKind, OpDef, get_op_def
+from .opdefs import ArgDef, ArgKind, OpDef, get_op_def, is_dialect_op
 from .ops import (
     RESULT_SEGMENTS,
     SEGMENTS,
@@ -226,7 +226,7 @@ def verify_aten_ops(root: ir.Operation) -> list[AtenDiagnostic]:
 
     def visit(op):
         op = op.operation
-        if op.name.startswith("aten."):
+        if is_dialect_op(op.name):
             found.extend(AtenDiagnostic(op, p) for p in verify_op(op))
         return ir.WalkResult.ADVANCE
 

@@ -13,7 +13,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir import rewrite as mlir_rewrite
 
-from aten_mlir.dialects import core_op_names, describe_location
+from aten_mlir.dialects import core_op_names, describe_location, is_dialect_op
 
 from ..registry import ModulePass, PassFailure, option, register_pass
 from .registry import DECOMPOSITIONS, KEPT_WHOLE, DecompositionError, as_pattern
@@ -77,12 +77,13 @@ class AtenDecompose(ModulePass):
 
 
 def ops_outside(root: ir.Operation, targets: frozenset[str]) -> list[ir.Operation]:
-    """Every aten op under `root` whose name is not in `targets`."""
+    """Every op of the dialect (aten, prims, quantized_decomposed) under `root` whose name is
+    not in `targets`."""
     found = []
 
     def visit(op):
         op = op.operation
-        if op.name.startswith("aten.") and op.name not in targets:
+        if is_dialect_op(op.name) and op.name not in targets:
             found.append(op)
         return ir.WalkResult.ADVANCE
 

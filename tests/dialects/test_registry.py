@@ -57,7 +57,7 @@ def test_default_overload_drops_its_suffix():
 def test_unknown_names_have_no_definition():
     assert get_op_def("aten.no_such_op") is None
     assert get_op_def("aten.add.NoSuchOverload") is None
-    assert get_op_def("prims.add") is None
+    assert get_op_def("prims.no_such_op") is None
 
 
 def _core_by_tag() -> set[str]:

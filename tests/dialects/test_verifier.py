@@ -258,6 +258,19 @@ MALFORMED = {
         "aten.add.Tensor",
         ["result #0 has type tensor<2x3xf64>", "operands give tensor<2x3xf32>"],
     ),
+    # the other namespaces of the dialect are checked the same way
+    "prims_without_attributes": (
+        '%0 = "prims.collapse_view"(%x) : (tensor<2x3xf32>) -> tensor<6xf32>',
+        "prims.collapse_view",
+        ["requires attribute 'start'"],
+    ),
+    "quantize_wrong_result": (
+        '%0 = "quantized_decomposed.quantize_per_tensor"(%x) {scale = 0.5 : f64, zero_point = 0 '
+        ": i64, quant_min = -128 : i64, quant_max = 127 : i64, dtype = i8} : (tensor<2x3xf32>) "
+        "-> tensor<3x2xi8>",
+        "quantized_decomposed.quantize_per_tensor",
+        ["result #0 has type tensor<3x2xi8>", "operands give tensor<2x3xi8>"],
+    ),
     "missing_result_segments": (
         '%0:3 = "aten.histogramdd"(%x) {bins = array<i64: 2, 2>, density = false, '
         "operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>} : (tensor<2x3xf32>) -> "
