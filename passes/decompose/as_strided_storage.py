@@ -198,6 +198,8 @@ def _rewrite(op: ir.Operation) -> bool:
     a = op_arguments(op)
     x = a["self"]
     base, views = _chain(x)
+    with op.location:  # read through its storage whether or not the op changes
+        _mark_storage_read(base)
     # storage order is logical order: what the lowering computes, whatever the sizes
     order_kept = all(_keeps_storage_order(v) for v in views) and _layout_op(base) is None
     if any(isinstance(v, ir.Value) for v in [*a["size"], *a["stride"], a["storage_offset"]]):
@@ -218,7 +220,6 @@ def _rewrite(op: ir.Operation) -> bool:
     if not views and layout.is_contiguous() and a["storage_offset"] is not None:
         return False
     with op.location:
-        _mark_storage_read(base)
         ip = ir.InsertionPoint(op)
         source = _storage_order(ip, base, layout)
         new = build_aten(

@@ -109,3 +109,35 @@ def test_dynamic_order_keeping_views_compile():
     for n in (3, 5):
         y = _ids(n, 4)
         torch.testing.assert_close(compiled(y), fn(y), rtol=0, atol=0)
+
+
+class _AsStridedInput(torch.nn.Module):
+    def forward(self, x):
+        return x.as_strided((2, 2), (1, 3), 0)
+
+
+class _AsStridedParameter(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        w = torch.randn(1, 3, 2, 2).to(memory_format=torch.channels_last)
+        self.w = torch.nn.Parameter(w)
+
+    def forward(self, x):
+        return self.w.as_strided((2, 2), (1, 2), 0) + x
+
+
+def test_a_non_contiguous_input_read_through_its_storage_is_refused():
+    """Compiled code sees a user input's elements in order from offset 0: that is its storage
+    only when it is contiguous and starts it (eager reads `x.t()`'s storage as it is)."""
+    x = torch.arange(6.0).view(2, 3)
+    compiled = aten_mlir.compile(torch.export.export(_AsStridedInput(), (x,)), cache=False)
+    torch.testing.assert_close(compiled(x), _AsStridedInput()(x))
+    for bad in (torch.arange(6.0).view(3, 2).t(), torch.arange(7.0)[1:].view(2, 3)):
+        with pytest.raises(ValueError, match=r"argument 'x' is read through as_strided"):
+            compiled(bad)
+
+
+def test_a_channels_last_parameter_read_through_its_storage_is_refused():
+    ep = torch.export.export(_AsStridedParameter(), (torch.randn(2, 2),))
+    with pytest.raises(ValueError, match=r"state 'w' is read through as_strided"):
+        aten_mlir.compile(ep, cache=False)
