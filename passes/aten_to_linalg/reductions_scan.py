@@ -165,7 +165,10 @@ def _scan(x: ir.Value, d: int, rt, acc: ir.Type, stored: ir.Type, combine, ident
     all_sizes = sizes(x)
     shape = shape_of(xt)
     ident = ir.AffineMap.get_identity(rank)
-    if 0 in shape:  # nothing to scan (and a slice of an empty dim would not verify)
+    # nothing to scan (and a slice of an empty dim would not verify); along a dim of one
+    # element the scan is its input, and a rank-dropping slice of a shape with other unit dims
+    # would be folded by canonicalize into one that drops the wrong dim
+    if 0 in shape or shape[d] == 1:
         return _convert_all(x, rt, lambda v: convert(v, stored))
     scratch = _convert_all(x, ranked(shape, acc), lambda v: convert(v, acc))
     slice_t = ranked([s for k, s in enumerate(shape) if k != d], acc)

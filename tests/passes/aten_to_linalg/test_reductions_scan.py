@@ -45,3 +45,13 @@ def test_cumprod_edges():
     assert_lowers("aten.cumprod", [torch.tensor(2.5)], dim=0)
     big = torch.full((2, 40), 3, dtype=torch.int64)  # wraps around like eager's int64 product
     assert_lowers("aten.cumprod", [big], dynamic=True, dim=1)
+
+
+@pytest.mark.parametrize("op", ["aten.cumsum", "aten.cumprod", "aten.logcumsumexp"])
+def test_scan_along_a_unit_dim_beside_other_unit_dims(op):
+    """`[1, 6, 1]` scanned along dim 2: the scan is its input (a rank-dropping slice there was
+    folded into one dropping dim 0: "runs out-of-bounds")."""
+    x = torch.randn(1, 6, 1)
+    x[0, 0, 0] = -0.0  # the running value starts from the element, not 0 + element
+    assert_lowers(op, [x], dim=2)
+    assert_lowers(op, [x], dim=0)
