@@ -20,6 +20,7 @@ from typing import NamedTuple
 import sympy
 import torch
 import torch.utils._sympy.functions as sympy_functions
+from mlir import ir
 from torch.utils._sympy.solve import try_solve
 
 from aten_mlir.frontend.program import Signature
@@ -354,3 +355,37 @@ _COMBINE = {
     sympy_functions.Mod: lambda xs: xs[0] % xs[1],
     sympy_functions.PythonMod: lambda xs: xs[0] % xs[1],
 }
+
+
+# an @main argument whose storage an `as_strided` reads (`aten-as-strided-storage`)
+_STORAGE_READ = "aten.reads_storage"
+
+
+def storage_reads(main: ir.Operation, signature: Signature, state: dict) -> list[int]:
+    """The user inputs (positions among them) whose storage the program reads through
+    `as_strided`. Compiled code sees a tensor's elements in order from offset 0, which is its
+    storage only when it is contiguous and starts its storage; a parameter or buffer that is
+    not cannot be compiled faithfully, so it is refused here, once."""
+    if "arg_attrs" not in main.attributes:
+        return []
+    attrs = [ir.DictAttr(d) for d in ir.ArrayAttr(main.attributes["arg_attrs"])]
+    reads, k = [], 0
+    for spec, a in zip(signature.inputs, attrs):
+        marked = _STORAGE_READ in a
+        if spec.role == "user_input":
+            if marked:
+                reads.append(k)
+            k += 1
+        elif marked and isinstance(state.get(spec.name), torch.Tensor):
+            check_storage_read(state[spec.name], spec.name, "the program's state")
+    return reads
+
+
+def check_storage_read(value: torch.Tensor, name: str, what: str = "argument") -> None:
+    if not value.is_contiguous() or value.storage_offset() != 0:
+        raise ValueError(
+            f"{what} '{name}' is read through as_strided, which reads its storage, but it is not "
+            f"contiguous from the start of its storage (strides {value.stride()}, offset "
+            f"{value.storage_offset()}): "
+            + ("pass a contiguous tensor" if what == "argument" else "make it contiguous")
+        )

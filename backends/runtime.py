@@ -17,7 +17,7 @@ from aten_mlir.dialects import UnsupportedDtypeError, describe_location, dtype_o
 from aten_mlir.frontend.program import Program, Signature
 
 from .arguments import ArgumentBinder
-from .guards import CallGuards, TensorSpec
+from .guards import CallGuards, TensorSpec, check_storage_read, storage_reads
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ class CompiledProgram:
         }
         self._functions = {}
         self._plan = _Plan(self, library)
-        self._storage_reads = _storage_reads(main, signature, state)
+        self._storage_reads = storage_reads(main, signature, state)
 
     @classmethod
     def of(cls, program: Program, main: ir.Operation, library) -> CompiledProgram:
@@ -113,7 +113,7 @@ class CompiledProgram:
             leaves = self._binder.bind(args, kwargs)
         user_inputs = self._guards.check(leaves)
         for k in self._storage_reads:
-            _check_storage_read(user_inputs[k], self._guards.names[k])
+            check_storage_read(user_inputs[k], self._guards.names[k])
         if self._mutated or self._written_state:
             pair = _aliased(user_inputs, self._guards.names, self._mutated, self._written_state)
             if pair is not None:
@@ -365,37 +365,3 @@ def _retype(value, want: torch.dtype | None):
     if _STORAGE_DTYPES.get(value.dtype) == want or _STORAGE_DTYPES.get(want) == value.dtype:
         return value.view(want)
     raise TypeError(f"runtime value of dtype {value.dtype} where {want} is expected")
-
-
-# an @main argument whose storage an `as_strided` reads (`aten-as-strided-storage`)
-_STORAGE_READ = "aten.reads_storage"
-
-
-def _storage_reads(main: ir.Operation, signature: Signature, state: dict) -> list[int]:
-    """The user inputs (positions among them) whose storage the program reads through
-    `as_strided`. Compiled code sees a tensor's elements in order from offset 0, which is its
-    storage only when it is contiguous and starts its storage; a parameter or buffer that is
-    not cannot be compiled faithfully, so it is refused here, once."""
-    if "arg_attrs" not in main.attributes:
-        return []
-    attrs = [ir.DictAttr(d) for d in ir.ArrayAttr(main.attributes["arg_attrs"])]
-    reads, k = [], 0
-    for spec, a in zip(signature.inputs, attrs):
-        marked = _STORAGE_READ in a
-        if spec.role == "user_input":
-            if marked:
-                reads.append(k)
-            k += 1
-        elif marked and isinstance(state.get(spec.name), torch.Tensor):
-            _check_storage_read(state[spec.name], spec.name, "the program's state")
-    return reads
-
-
-def _check_storage_read(value: torch.Tensor, name: str, what: str = "argument") -> None:
-    if not value.is_contiguous() or value.storage_offset() != 0:
-        raise ValueError(
-            f"{what} '{name}' is read through as_strided, which reads its storage, but it is not "
-            f"contiguous from the start of its storage (strides {value.stride()}, offset "
-            f"{value.storage_offset()}): "
-            + ("pass a contiguous tensor" if what == "argument" else "make it contiguous")
-        )
