@@ -267,7 +267,8 @@ def _crash_error(crash: ChildCrashed, program: Program, dump: Path | None, stage
     where = "this stage"
     if input_file is not None:
         (input_file.parent / "crash.log").write_text(crash.stderr)
-        failing = crashing_pass(input_file.read_text(), stage.pipeline)
+        # a hang is not replayed pass by pass: each replay would wait out the timeout again
+        failing = None if crash.hung else crashing_pass(input_file.read_text(), stage.pipeline)
         where = f"pass '{failing}'" if failing else where
     message = f"MLIR crashed ({crash.signal}) in {where}: {crash.reason}"
     return CompileError(stage.name, message, _repro(stage, input_file))

@@ -23,6 +23,7 @@ import gc
 import importlib
 import os
 import pickle
+import select
 import signal
 import struct
 import sys
@@ -31,6 +32,7 @@ import threading
 import traceback
 
 ENV = "ATEN_MLIR_ISOLATE"
+TIMEOUT_ENV = "ATEN_MLIR_STEP_TIMEOUT"
 _in_child = False
 _HEADER = struct.Struct("<Q")
 
@@ -39,8 +41,8 @@ class ChildCrashed(Exception):
     """The child died (`signal` its name, e.g. SIGABRT) during `step`; `stderr` is what it
     printed (LLVM's assertion and stack dump)."""
 
-    def __init__(self, step: str | None, signal_name: str, stderr: str):
-        self.step, self.signal, self.stderr = step, signal_name, stderr
+    def __init__(self, step: str | None, signal_name: str, stderr: str, hung: bool = False):
+        self.step, self.signal, self.stderr, self.hung = step, signal_name, stderr, hung
         super().__init__(f"crashed ({signal_name}) in {step or 'startup'}: {self.reason}")
 
     @property
@@ -79,7 +81,14 @@ def run_isolated(fn, *args, **kwargs):
         _child(write_end, errors, fn, args, kwargs)
     os.close(write_end)
     try:
-        frames = _read_frames(read_end)
+        frames = _read_frames(read_end, step_timeout())
+    except ChildHung as hung:  # killed, and reported like a crash in the step it hung in
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        errors.seek(0)
+        stderr = errors.read().decode("utf-8", "replace")
+        step = next((v for kind, v in reversed(hung.frames) if kind == "step"), None)
+        raise ChildCrashed(step, f"hung: {hung}, killed", stderr, hung=True) from None
     except BaseException:
         os.kill(pid, signal.SIGKILL)  # Ctrl-C while waiting: the child goes too
         os.waitpid(pid, 0)
@@ -156,18 +165,45 @@ def _send(pipe, message) -> None:  # pragma: no cover
     pipe.flush()
 
 
-def _read_frames(fd: int) -> list:
-    with os.fdopen(os.dup(fd), "rb") as pipe:
-        frames = []
-        while header := pipe.read(_HEADER.size):
-            if len(header) < _HEADER.size:
+def step_timeout() -> float:
+    """Seconds a child may go without reporting a step (`ATEN_MLIR_STEP_TIMEOUT`, default 600):
+    a child that inherited a lock another thread of the parent held at `fork` waits forever;
+    the parent kills it then, rather than waiting with it."""
+    try:
+        return max(float(os.environ.get(TIMEOUT_ENV, "600")), 0.1)
+    except ValueError:
+        return 600.0
+
+
+def _read_frames(fd: int, timeout: float) -> list:
+    """The child's messages until it closes the pipe; `ChildHung` (the frames so far in it)
+    when `timeout` seconds pass with no byte from it."""
+    frames, buffer = [], b""
+    while True:
+        ready, _, _ = select.select([fd], [], [], timeout)
+        if not ready:
+            raise ChildHung(frames, timeout)
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return frames
+        buffer += chunk
+        while len(buffer) >= _HEADER.size:
+            size = _HEADER.unpack_from(buffer)[0]
+            if len(buffer) < _HEADER.size + size:
                 break
-            data = pipe.read(_HEADER.unpack(header)[0])
+            data, buffer = buffer[_HEADER.size : _HEADER.size + size], buffer[_HEADER.size + size :]
             try:
                 frames.append(pickle.loads(data))
             except (pickle.UnpicklingError, EOFError):  # cut off by the child's death
-                break
-        return frames
+                return frames
+
+
+class ChildHung(Exception):
+    """No word from the child for `timeout` seconds (carries the frames it sent before)."""
+
+    def __init__(self, frames: list, timeout: float):
+        self.frames, self.timeout = frames, timeout
+        super().__init__(f"no progress for {timeout:g} s")
 
 
 def _packed(e: BaseException) -> tuple:  # pragma: no cover

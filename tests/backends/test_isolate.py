@@ -63,3 +63,21 @@ def test_the_assertion_line_is_the_reason():
 def test_disabled_by_the_environment(monkeypatch):
     monkeypatch.setenv(isolate.ENV, "0")
     assert run_isolated(_steps_then, "result")["pid"] == os.getpid()
+
+
+def _deadlocks(report):
+    """A lock the child can never get, as one another thread of the parent held at fork."""
+    import threading
+
+    lock = threading.Lock()
+    lock.acquire()
+    report("waiting")
+    lock.acquire()
+
+
+def test_a_child_that_stops_making_progress_is_killed(monkeypatch):
+    monkeypatch.setenv(isolate.TIMEOUT_ENV, "0.5")
+    with pytest.raises(ChildCrashed) as info:
+        run_isolated(_deadlocks)
+    assert info.value.hung and info.value.step == "waiting"
+    assert "no progress for 0.5 s" in str(info.value)
