@@ -87,6 +87,14 @@ def compile(
     default `$ATEN_MLIR_CACHE_DIR` or `~/.cache/aten_mlir`): compiling the same program again,
     in any process, loads it without running MLIR (`.from_cache`); an ExportedProgram is looked up
     before it is imported, so a hit skips torch's decompositions too."""
+    compiled = _compile(program, target, dump_dir, opt_level, cache_dir, cache)
+    if isinstance(program, torch.export.ExportedProgram):
+        # a call whose mutated input aliases another input runs the module as eager would
+        compiled.eager = program.module
+    return compiled
+
+
+def _compile(program, target, dump_dir, opt_level, cache_dir, cache) -> CompiledProgram:
     if target not in ("cpu", "triton"):
         raise ValueError(f"unknown target '{target}' (targets: cpu, triton)")
     # a dump asks for the stages to run; Triton programs are rebuilt (their kernels are cached
@@ -100,7 +108,7 @@ def compile(
         hit = _load(cache_dir, early_key, plan_context(), exported) if early_key else None
         if hit is not None:
             return hit
-        program = import_program(exported, decomposed_later=_decomposed_later())
+        program = import_program(exported)
     if not isinstance(program, Program):
         raise TypeError(f"compile() takes an ExportedProgram or a Program, got {type(program)}")
     _check_terminators(program)
@@ -152,14 +160,6 @@ def _check_terminators(program: Program) -> None:
                     f"{where}: 'func.func' op @{name}: a block does not end in a terminator"
                     " (func.return)"
                 )
-
-
-def _decomposed_later() -> frozenset[str]:
-    """The ops the decompose stage brings to the core set (or keeps): import need not have
-    torch decompose them first."""
-    from aten_mlir.passes.decompose import DECOMPOSITIONS, target_set
-
-    return frozenset(DECOMPOSITIONS) | target_set()
 
 
 def _store(cache_dir, keys, early_key, main, library, program, exported) -> None:
