@@ -2,7 +2,7 @@
 budget, so every run checks the same programs), each compiled for its target and compared with
 eager in a forked child. Fails on any crash, hang, mismatch, internal error or generator bug.
 
-KNOWN maps programs that fail today to their bug in /work/notes/fuzz-bugs.md: they must still
+KNOWN maps programs that fail today to their bug (as the regression records name it): they must still
 fail that way (so a fix is noticed and the entry removed), every other program must not."""
 
 import pytest
@@ -12,15 +12,7 @@ from .runner import BUG_CLASSES, run
 
 SEED = 20
 COUNTS = {"cpu": 120, "triton": 40}
-_B1 = "B1: scatter/index_add/index_put write into their user input"
-KNOWN: dict[tuple[str, int], str] = {
-    ("cpu", 3): _B1,
-    ("cpu", 57): _B1,
-    ("cpu", 69): _B1,
-    ("cpu", 91): _B1,
-    ("cpu", 103): _B1,
-    ("triton", 3): _B1,
-}
+KNOWN: dict[tuple[str, int], str] = {}
 
 
 def _failures(target: str):
