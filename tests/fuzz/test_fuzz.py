@@ -2,8 +2,8 @@
 budget, so every run checks the same programs), each compiled for its target and compared with
 eager in a forked child. Fails on any crash, hang, mismatch, internal error or generator bug.
 
-KNOWN maps programs that fail today to their bug (as the regression records name it): they must still
-fail that way (so a fix is noticed and the entry removed), every other program must not."""
+KNOWN maps programs that fail today to their bug (as the regression records name it): they must
+still fail that way (so a fix is noticed and the entry removed), every other program must not."""
 
 import pytest
 
