@@ -53,14 +53,18 @@ def decompose_mish(op, rewriter):
 @register_decomposition("aten.softplus")
 def decompose_softplus(op, rewriter):
     """aten.softplus -> aten.mul.Scalar, aten.gt.Scalar, aten.exp, aten.log1p, aten.div.Scalar,
-    aten.where.self. log1p(exp(.)) rather than log(1 + exp(.)): exact for very negative inputs."""
+    aten.where.self (+ aten._to_copy around it for half types). log1p(exp(.)) rather than
+    log(1 + exp(.)): exact for very negative inputs; computed in float32 for half types as
+    ATen's CPU kernel (exp overflows f16 from 11.1, below the default threshold of 20)."""
     x, beta, threshold = (rewriter.args[k] for k in ("self", "beta", "threshold"))
+    out = dtype(x)
+    x = to_dtype(rewriter, x, _UPCAST.get(out, out))
     scaled = rewriter.aten("aten.mul.Scalar", x, beta)
     soft = rewriter.aten(
         "aten.div.Scalar", rewriter.aten("aten.log1p", rewriter.aten("aten.exp", scaled)), beta
     )
     linear = rewriter.aten("aten.gt.Scalar", scaled, threshold)
-    return rewriter.aten("aten.where.self", linear, x, soft)
+    return to_dtype(rewriter, rewriter.aten("aten.where.self", linear, x, soft), out)
 
 
 @register_decomposition("aten.selu")
