@@ -28,11 +28,10 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
+from .monomials import Mono, divides, mul
 from .registry import ModulePass, PassFailure, register_pass, walked_ops
 
 _DYN = ir.ShapedType.get_dynamic_size()
-
-Mono = tuple[int, tuple]  # coefficient * product of symbolic sizes (keys of SSA values)
 
 
 def _groups(op: ir.Operation) -> list[list[int]]:
@@ -41,7 +40,7 @@ def _groups(op: ir.Operation) -> list[list[int]]:
     ]
 
 
-def _multi_dynamic(op: ir.Operation) -> bool:
+def multi_dynamic(op: ir.Operation) -> bool:
     """An expand_shape group with more than one dynamic result size."""
     result = ir.ShapedType(op.results[0].type)
     return any(sum(result.is_dynamic_dim(d) for d in g) > 1 for g in _groups(op))
@@ -126,21 +125,6 @@ def _same(a, b) -> bool:
     return False
 
 
-def _mul(a: Mono, b: Mono) -> Mono:
-    return a[0] * b[0], tuple(sorted(a[1] + b[1]))
-
-
-def _divides(a: Mono, b: Mono) -> bool:
-    if a[0] == 0 or b[0] % a[0]:
-        return False
-    rest = list(b[1])
-    for s in a[1]:
-        if s not in rest:
-            return False
-        rest.remove(s)
-    return True
-
-
 def _match(ins: list[Mono], outs: list[Mono]):
     """Groups (input dims, output dims) of equal products, or None."""
     groups, i, j = [], 0, 0
@@ -148,12 +132,12 @@ def _match(ins: list[Mono], outs: list[Mono]):
         gi, go, pi, po = [i], [j], ins[i], outs[j]
         i, j = i + 1, j + 1
         while pi != po:
-            if i < len(ins) and _divides(pi, po):
+            if i < len(ins) and divides(pi, po):
                 gi.append(i)
-                pi, i = _mul(pi, ins[i]), i + 1
-            elif j < len(outs) and _divides(po, pi):
+                pi, i = mul(pi, ins[i]), i + 1
+            elif j < len(outs) and divides(po, pi):
                 go.append(j)
-                po, j = _mul(po, outs[j]), j + 1
+                po, j = mul(po, outs[j]), j + 1
             else:
                 return None
         groups.append((gi, go))
@@ -167,7 +151,7 @@ def _match(ins: list[Mono], outs: list[Mono]):
     return groups
 
 
-def _output_sizes(op: ir.Operation) -> list:
+def output_sizes(op: ir.Operation) -> list:
     """The result sizes of an expand_shape: ints, and its `output_shape` values where `?`."""
     static = ir.DenseI64ArrayAttr(op.attributes["static_output_shape"])
     dynamic = iter(op.operands[1:])
@@ -191,7 +175,7 @@ def _regroup(op: ir.Operation) -> ir.Value | None:
     x_t, result = ir.RankedTensorType(x.type), ir.RankedTensorType(op.results[0].type)
     syms = _Symbols()
     ins = [syms.mono(_resolved_dim(x, d)) for d in range(x_t.rank)]
-    sizes = _output_sizes(op)
+    sizes = output_sizes(op)
     groups = _match(ins, [syms.mono(s) for s in sizes])
     if groups is None:
         return None
@@ -225,7 +209,7 @@ def _prod(xs) -> int:
 def _gather(op: ir.Operation) -> ir.Value:
     """The expand as a copy: result[i..] = source[row-major index of i.. within each group]."""
     source, result = op.operands[0], ir.RankedTensorType(op.results[0].type)
-    sizes = _output_sizes(op)
+    sizes = output_sizes(op)
     rank = result.rank
     with ir.InsertionPoint(op), op.location:
         index = ir.IndexType.get()
@@ -267,7 +251,7 @@ class SplitDynamicExpands(ModulePass):
         found = [
             op
             for op in walked_ops(module_op)
-            if op.name == "tensor.expand_shape" and _multi_dynamic(op)
+            if op.name == "tensor.expand_shape" and multi_dynamic(op)
         ]
         for op in found:
             value = _regroup(op) or _gather(op)
@@ -290,7 +274,7 @@ class CheckExpandGroups(ModulePass):
         bad = [
             op
             for op in walked_ops(module_op)
-            if op.name in ("memref.expand_shape", "tensor.expand_shape") and _multi_dynamic(op)
+            if op.name in ("memref.expand_shape", "tensor.expand_shape") and multi_dynamic(op)
         ]
         for op in bad:
             op.location.emit_error(

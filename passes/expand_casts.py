@@ -19,17 +19,10 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, memref
 
-from .dynamic_expands import _multi_dynamic
+from .dynamic_expands import multi_dynamic, output_sizes
 from .registry import ModulePass, nested_ops, register_pass
 
 _DYN = ir.ShapedType.get_dynamic_size()
-
-
-def _sizes(op: ir.Operation) -> list[int | ir.Value]:
-    """The expand's result sizes: static ints, or its `output_shape` operands in order."""
-    static = list(ir.DenseI64ArrayAttr(op.attributes["static_output_shape"]))
-    dynamic = iter(list(op.operands)[1:])
-    return [next(dynamic) if s == _DYN else s for s in static]
 
 
 def _row_major_strides(sizes: list[int | ir.Value]) -> list[int | ir.Value]:
@@ -51,7 +44,7 @@ def _index(v: int | ir.Value) -> ir.Value:
 def _as_cast(op: ir.Operation) -> None:
     source = op.operands[0]
     result_type = ir.MemRefType(op.results[0].type)
-    sizes = _sizes(op)
+    sizes = output_sizes(op)
     with op.location, ir.InsertionPoint(op):
         strides = _row_major_strides(sizes)
         cast = memref.reinterpret_cast(
@@ -89,7 +82,7 @@ class ExpandsAsCasts(ModulePass):
         for op in list(nested_ops(module_op)):
             if (
                 op.name == "memref.expand_shape"
-                and _multi_dynamic(op)
+                and multi_dynamic(op)
                 and _identity_layout(op.operands[0].type)
                 and _identity_layout(op.results[0].type)
             ):

@@ -10,6 +10,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import linalg
 
+from ..monomials import Mono, div, divides, mul
 from . import views_slices  # noqa: F401  (slice, select, diagonal, as_strided, split, sym_*)
 from .builder import LoweringRewriter, tensor_type
 from .registry import register_lowering
@@ -28,8 +29,6 @@ from .views_common import (
     size_args,
     unit_groups,
 )
-
-Mono = tuple[int, tuple[int, ...]]  # coefficient * product of symbols (sizes up to a factor)
 
 
 class _Symbols:
@@ -57,7 +56,7 @@ class _Symbols:
                 return 1, (self.key(("dim", _root(owner.operation.operands[0]), dim)),)
         if owner is not None and owner.operation.name == "arith.muli":
             a, b = (self.mono(o) for o in owner.operation.operands)
-            return _mul(a, b)
+            return mul(a, b)
         return 1, (self.key(("value", v)),)
 
 
@@ -68,28 +67,6 @@ def _root(v: ir.Value) -> ir.Value:
     ):
         v = v.owner.operation.operands[0]
     return v
-
-
-def _mul(a: Mono, b: Mono) -> Mono:
-    return a[0] * b[0], tuple(sorted(a[1] + b[1]))
-
-
-def _divides(a: Mono, b: Mono) -> bool:
-    if a[0] == 0 or b[0] % a[0]:
-        return False
-    rest = list(b[1])
-    for s in a[1]:
-        if s not in rest:
-            return False
-        rest.remove(s)
-    return True
-
-
-def _div(a: Mono, b: Mono) -> Mono:
-    rest = list(a[1])
-    for s in b[1]:
-        rest.remove(s)
-    return a[0] // b[0], tuple(rest)
 
 
 def _match_groups(ins: list[Mono], outs: list[Mono]):
@@ -107,12 +84,12 @@ def _match_groups(ins: list[Mono], outs: list[Mono]):
         i, j = i + 1, j + 1
         while pi != po:
             static = not pi[1] and not po[1]
-            if i < len(ins) and (_divides(pi, po) or (static and 0 < pi[0] < po[0])):
+            if i < len(ins) and (divides(pi, po) or (static and 0 < pi[0] < po[0])):
                 gi.append(i)
-                pi, i = _mul(pi, ins[i]), i + 1
-            elif j < len(outs) and (_divides(po, pi) or (static and 0 < po[0] < pi[0])):
+                pi, i = mul(pi, ins[i]), i + 1
+            elif j < len(outs) and (divides(po, pi) or (static and 0 < po[0] < pi[0])):
                 go.append(j)
-                po, j = _mul(po, outs[j]), j + 1
+                po, j = mul(po, outs[j]), j + 1
             else:
                 return _rest_grouped(gi_all, go_all, gi[0], go[0], len(ins), len(outs))
         gi_all.append(gi)
@@ -154,11 +131,11 @@ def reshape(rw: LoweringRewriter, x: ir.Value, result: ir.RankedTensorType, size
     if k is not None and result.is_dynamic_dim(k):  # the inferred size as a monomial
         total, known = (1, ()), (1, ())
         for m in ins:
-            total = _mul(total, m)
+            total = mul(total, m)
         for i, m in enumerate(outs):
-            known = known if i == k else _mul(known, m)
-        if _divides(known, total):
-            outs[k] = _div(total, known)
+            known = known if i == k else mul(known, m)
+        if divides(known, total):
+            outs[k] = div(total, known)
     groups_in, groups_out = _match_groups(ins, outs)
     # A size the result type leaves `?` but the view gives as a constant (the FX type of
     # `view(.., 384)` from symbolic sizes): expanded to the static size, then cast to `?`.
