@@ -27,9 +27,10 @@ func.func @channels_last(%x: tensor<1x3x4x5xf32>) -> tensor<1x4x5x3xf32> {
 
 // -----
 
-// A plain as_strided of a contiguous input with its offset is left alone.
+// A plain as_strided of a contiguous input with its offset is left alone; the argument is still
+// marked, since the caller's tensor must be contiguous from the start of its storage.
 // CHECK-LABEL: func.func @plain
-// CHECK-SAME: (%[[X:[^ :]+]]: tensor<10xf32>)
+// CHECK-SAME: (%[[X:[^ :]+]]: tensor<10xf32> {aten.reads_storage})
 // CHECK-NEXT: "aten.as_strided"(%[[X]]) {size = array<i64: 2>, storage_offset = 2 : i64, stride = array<i64: 3>}
 func.func @plain(%x: tensor<10xf32>) -> tensor<2xf32> {
   %0 = "aten.as_strided"(%x) {size = array<i64: 2>, storage_offset = 2 : i64, stride = array<i64: 3>} : (tensor<10xf32>) -> tensor<2xf32>
