@@ -4,7 +4,6 @@ through it."""
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 import aten_mlir
@@ -49,20 +48,6 @@ class FreshInPlace(torch.nn.Module):
 
 def _handled() -> frozenset[str]:
     return frozenset(DECOMPOSITIONS) | target_set()
-
-
-@pytest.fixture
-def retraces(monkeypatch):
-    """Counts calls of `ExportedProgram.run_decompositions`."""
-    calls = []
-    original = torch.export.ExportedProgram.run_decompositions
-
-    def counted(self, *args, **kwargs):
-        calls.append(self)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(torch.export.ExportedProgram, "run_decompositions", counted)
-    return calls
 
 
 def test_functional_program_is_imported_as_exported(retraces):

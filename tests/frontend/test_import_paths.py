@@ -50,19 +50,6 @@ def _assert_one_path(monkeypatch, ep):
     assert imported.signature == compiled.signature
 
 
-@pytest.fixture
-def retraces(monkeypatch):
-    calls = []
-    original = torch.export.ExportedProgram.run_decompositions
-
-    def counted(self, *args, **kwargs):
-        calls.append(self)
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(torch.export.ExportedProgram, "run_decompositions", counted)
-    return calls
-
-
 @pytest.mark.parametrize("name", sorted(MODEL_ZOO))
 def test_model_zoo_imports_as_compile_imports(monkeypatch, name):
     model, inputs, dynamic = MODEL_ZOO[name].build(dynamic_batch=True)
