@@ -34,12 +34,19 @@ def minimum_nan(a, b):
 
 @triton.jit
 def to_bf16(x):
-    """float32 -> bfloat16 rounding to nearest even, as torch does (Triton's interpreter
-    truncates; on a GPU the final conversion is exact)."""
+    """float32 -> bfloat16 rounding to nearest even, as torch does, built from the bits (Triton's
+    interpreter truncates and flushes subnormals; on a GPU this is what the conversion does)."""
     bits = x.to(tl.uint32, bitcast=True)
-    rounded = bits + 0x7FFF + ((bits >> 16) & 1)
-    y = ((rounded >> 16) << 16).to(tl.float32, bitcast=True)
-    return tl.where(x != x, x, y).to(tl.bfloat16)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    half = tl.where(x != x, (bits >> 16) | 0x40, rounded)  # NaNs stay quiet NaNs
+    return half.to(tl.uint16).to(tl.bfloat16, bitcast=True)
+
+
+@triton.jit
+def from_bf16(x):
+    """bfloat16 -> float32 by its bits (exact, as on a GPU): Triton's interpreter converts
+    bfloat16 subnormals to 0, so `x != 0` or `all(x)` of one were false."""
+    return (x.to(tl.uint16, bitcast=True).to(tl.uint32) << 16).to(tl.float32, bitcast=True)
 
 
 @triton.jit

@@ -75,7 +75,7 @@ def expression(k, op: ir.Operation) -> str:
     saved = {o: k.names.get(o) for o in bf16}
     for o in saved:
         k.names[o] = (
-            f"tl.full([], {k.v(o)}, tl.float32)" if _argument(k, o) else f"{k.t(o)}.to(tl.float32)"
+            f"tl.full([], {k.v(o)}, tl.float32)" if _argument(k, o) else f"H.from_bf16({k.t(o)})"
         )
         k.widened.add(o)
     try:
@@ -275,9 +275,14 @@ def _cmpf(k, op):
 )
 def _convert(k, op):
     to = op.results[0].type
+    src = op.operands[0]
+    x = k.t(src)
+    if isinstance(src.type, ir.BF16Type):
+        # a scalar argument arrives as a float32 holding a bfloat16 value (launch.bf16)
+        x = f"tl.full([], {k.v(src)}, tl.float32)" if _argument(k, src) else f"H.from_bf16({x})"
     if isinstance(to, ir.BF16Type):  # through float32, as torch converts
-        return f"H.to_bf16({k.t(op.operands[0])}.to(tl.float32))"
-    return f"{k.t(op.operands[0])}.to({k.tl_type(to)})"
+        return f"H.to_bf16({x}.to(tl.float32))"
+    return f"{x}.to({k.tl_type(to)})"
 
 
 @emits("arith.extui", "arith.uitofp", "arith.index_castui")

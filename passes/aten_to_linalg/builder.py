@@ -276,6 +276,10 @@ def convert(x: ir.Value, to: ir.Type, unsigned: bool = False) -> ir.Value:
     if is_float(src) and is_float(to):
         if width(to) == width(src):  # bf16 <-> f16: through f32
             return arith.truncf(to, arith.extf(ir.F32Type.get(), x))
+        if width(to) == 16 and width(src) == 64:
+            # c10's Half and BFloat16 are built from a float (double -> float -> half, as
+            # eager rounds), and LLVM's f64 -> bf16 libcall is not in libgcc
+            return arith.truncf(to, arith.truncf(ir.F32Type.get(), x))
         return arith.extf(to, x) if width(to) > width(src) else arith.truncf(to, x)
     if is_int(src) and is_int(to):
         if width(to) == 1:

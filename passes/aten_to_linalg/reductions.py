@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import partial
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, math
 
 from . import reductions_arg, reductions_scan  # noqa: F401  (register their rules)
 from .builder import convert, elem, is_float, is_unsigned_type, tensor_type
@@ -45,19 +45,22 @@ def to_result(v: ir.Value, real: ir.Type, stored: ir.Type) -> ir.Value:
     return convert(convert(v, real), stored)
 
 
-def finish(x: ir.Value, dims, value: ir.Value, rw, i: int = 0, post=None) -> ir.Value:
+def finish(x: ir.Value, dims, value, rw, i: int = 0, post=None) -> ir.Value:
     """Converts the kept-dims accumulator `value` to result `i` (after `post(scalar)`, if
-    given) and views it with the result's keepdim shape."""
+    given) and views it with the result's keepdim shape. `value` may be a tuple of
+    accumulators, combined by `post(*scalars)` in the same loop."""
     real, stored = result_elems(rw, i)
     rt = rw.result_type(i)
-    vt = tensor_type(value)
-    if vt.element_type != stored or post is not None:
+    values = value if isinstance(value, tuple) else (value,)
+    vt = tensor_type(values[0])
+    if len(values) > 1 or vt.element_type != stored or post is not None:
 
-        def body(a, _out):
+        def body(*scalars):
             # scalar math stays in the body: the runtime does not evaluate all arith ops
-            return to_result(post(a) if post else a, real, stored)
+            a = post(*scalars[:-1]) if post else scalars[0]
+            return to_result(a, real, stored)
 
-        value = elementwise([value], ranked(shape_of(vt), stored), body, like=value)
+        value = elementwise(list(values), ranked(shape_of(vt), stored), body, like=values[0])
     return expand_to(value, rt, dims)
 
 
@@ -171,31 +174,47 @@ for _name in ("aten.any", "aten.any.dim", "aten.any.dims"):
 
 
 def _var(rw, x, dims, correction):
-    """(var, mean) as kept-dims accumulators: the mean, then the sum of squared deviations
-    from it (two passes: no cancellation like E[x^2] - E[x]^2)."""
-    real, _ = result_elems(rw)
-    acc = acc_type(real)
+    """(kept-dims f64 accumulators, `divide(*accumulators)` giving the variance, the mean).
+
+    ATen's CPU kernel runs Welford in double for every float dtype, so an f32 std of values
+    near 1e30 is finite (its variance is not) and a row of equal values has variance exactly 0.
+    Two passes in f64 give both: the mean, then the squared deviations from it. The f64 sum of
+    up to 2^29 equal f32 (or narrower) values is exact, so their mean is too; for f64 inputs
+    the second pass also sums the deviations `d`, and `(sum d)^2 / n` is taken off (the
+    corrected two-pass form), which cancels the rounding of the mean exactly."""
+    acc = ir.F64Type.get()
+    corrected = isinstance(tensor_type(x).element_type, ir.F64Type)
     (s,) = reduce(x, dims, [(acc, 0)], _accumulate(add, convert, acc))
     n = count(x, dims, acc)
     kept = ranked(shape_of(tensor_type(s)), acc)
     mean = elementwise([s], kept, lambda v, _o: arith.divf(v, n), like=s)
 
-    def squares(v, m, s):
+    def deviations(v, m, *sums):
         d = arith.subf(convert(v, acc), m)
-        return arith.addf(s, arith.mulf(d, d))
+        squares = arith.addf(sums[-1], arith.mulf(d, d))
+        return (arith.addf(sums[0], d), squares) if corrected else squares
 
-    (ss,) = reduce(x, dims, [(acc, 0)], squares, per_output=[mean])
+    inits = [(acc, 0)] * (2 if corrected else 1)
+    sums = tuple(reduce(x, dims, inits, deviations, per_output=[mean]))
 
-    def divide(v):
+    def divide(*sums):
+        ss = sums[-1]
+        if corrected:
+            # (sum d)^2 / n <= sum d^2: the max only stops a rounding below 0 (NaN stays NaN)
+            ss = arith.maximumf(
+                arith.subf(ss, arith.divf(arith.mulf(sums[0], sums[0]), n)),
+                arith.constant(acc, 0.0),
+            )
         # torch divides by max(N - correction, 0): inf/NaN when no degree of freedom is left
         dof = arith.subf(n, arith.constant(acc, float(correction)))
-        return arith.divf(v, arith.maximumf(dof, arith.constant(acc, 0.0)))
+        return arith.divf(ss, arith.maximumf(dof, arith.constant(acc, 0.0)))
 
-    return ss, divide, mean
+    return sums, divide, mean
 
 
-def lower_var(op, rw):
-    """var.correction / var.dim / var_mean.correction: mean, then squared deviations."""
+def lower_var(take_sqrt, op, rw):
+    """var / std (and their `_mean` forms): mean, then squared deviations, in f64; std takes
+    the square root before rounding to the result type, as ATen does."""
     a = rw.args
     x = a["self"]
     if not supported(x.type) or not is_float(result_elems(rw)[0]):
@@ -206,16 +225,25 @@ def lower_var(op, rw):
     else:
         correction = 1 if a.get("correction") is None else a["correction"]
     with rw.at():
-        ss, denom, mean = _var(rw, x, dims, correction)
-        var = finish(x, dims, ss, rw, 0, post=denom)
+        sums, divide, mean = _var(rw, x, dims, correction)
+        post = (lambda *v: math.sqrt(divide(*v))) if take_sqrt else divide
+        var = finish(x, dims, sums, rw, 0, post=post)
         if len(op.results) == 1:
             return var
         return var, finish(x, dims, mean, rw, 1)
 
 
-for _name in ("aten.var.correction", "aten.var.dim", "aten.var_mean.correction"):
+for _name, _sqrt in (
+    ("aten.var.correction", False),
+    ("aten.var.dim", False),
+    ("aten.var_mean.correction", False),
+    ("aten.std.correction", True),
+    ("aten.std_mean.correction", True),
+):
+    _what = "square root of " if _sqrt else ""
     register_lowering(
         _name,
-        lower_var,
-        summary=f"{_name} -> linalg.generic(reduction: sum, then squared deviations)",
+        partial(lower_var, _sqrt),
+        summary=f"{_name} -> linalg.generic(reduction: sum, then squared deviations), "
+        f"the {_what}their mean in f64",
     )

@@ -2,8 +2,9 @@
 `var.correction`, `amax`, `any.dims`), composite reductions (logsumexp, norms, nan-aware and
 counting reductions) are spelled out as ATen's kernels compute them.
 
-`var_mean.correction` is kept whole by default (one pass; torch's table splits it), so the
-var_mean/std_mean variants stop there.
+`var_mean.correction`, `std.correction` and `std_mean.correction` are kept whole by default
+(one pass; the root taken in the f64 accumulator, as ATen does: the variance of f32 values near
+1e30 overflows where their std does not), so the var_mean/std/std_mean variants stop there.
 """
 
 from __future__ import annotations
@@ -77,16 +78,6 @@ def decompose_std_dim(op, rewriter):
     )
 
 
-@register_decomposition("aten.std.correction")
-def decompose_std_correction(op, rewriter):
-    """aten.std.correction -> aten.var.correction, aten.sqrt"""
-    a = rewriter.args
-    var = rewriter.aten(
-        "aten.var.correction", a["self"], a["dim"], correction=a["correction"], keepdim=a["keepdim"]
-    )
-    return rewriter.aten("aten.sqrt", var)
-
-
 def _register_correction_form(op_name: str, target: str) -> None:
     """`var_mean`/`std_mean` overloads taking `unbiased` or `dim` -> their `.correction` form."""
 
@@ -113,20 +104,6 @@ for _name, _target in {
     "aten.std_mean.dim": "aten.std_mean.correction",
 }.items():
     _register_correction_form(_name, _target)
-
-
-@register_decomposition("aten.std_mean.correction")
-def decompose_std_mean_correction(op, rewriter):
-    """aten.std_mean.correction -> aten.var_mean.correction, aten.sqrt"""
-    a = rewriter.args
-    var, mean = rewriter.build(
-        "aten.var_mean.correction",
-        a["self"],
-        a["dim"],
-        correction=a["correction"],
-        keepdim=a["keepdim"],
-    ).results
-    return [rewriter.aten("aten.sqrt", var), mean]
 
 
 def _all(op, rewriter, *dim_args, **kwargs):

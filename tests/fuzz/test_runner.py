@@ -58,3 +58,14 @@ def test_program_round_trips_and_runs_in_eager():
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         again = again if isinstance(again, tuple) else (again,)
         assert all(torch.equal(a.nan_to_num(), b.nan_to_num()) for a, b in zip(outputs, again))
+
+
+def test_eager_overflow_is_told_apart_by_float64_eager(monkeypatch):
+    # gelu(inf) is NaN in eager's float32 kernel; inf (its limit) here: float64 eager agrees
+    p = FuzzProgram(inputs=[TensorSpec([3], special=True)], steps=[Step("u_gelu", [0])], outputs=[1])
+    x = torch.tensor([float("inf"), 1.0, -2.0])
+    monkeypatch.setattr(FuzzProgram, "example_inputs", lambda self, variant=0: (x.clone(),))
+    assert p.module()(x)[0].isnan()
+    ours = torch.nn.functional.gelu(x.double()).float()
+    assert runner._eager_overflows(p, 0, ours, None)
+    assert not runner._eager_overflows(p, 0, ours + 1, None)

@@ -110,3 +110,26 @@ def test_strided_input(fn, dynamic):
     x = torch.randn(4, 6)
     calls = [(torch.randn(6, 4).t(),)] + ([(torch.randn(6, 5).t(),)] if dynamic else [])
     _run(fn, (x,), calls, dynamic=dynamic)
+
+
+SUBNORMAL_BF16 = [2.9387e-39, -1e-40, 0.0, 1.5, -0.0, 300.0]
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("all", lambda x, t: torch.all(x.reshape(2, 3), dim=0)),
+        ("any", lambda x, t: torch.any(x.reshape(3, 2), dim=1)),
+        ("ne_zero", lambda x, t: x != 0),
+        ("to_bool", lambda x, t: x.bool()),
+        ("mul_scalar_tensor", lambda x, t: x * t),
+        ("to_float", lambda x, t: x.float() * 2),
+        ("round_trip", lambda x, t: (x.float() * 0.75).bfloat16()),
+    ],
+)
+def test_bf16_subnormals_are_values(name, fn):
+    # the interpreter's bf16 <-> f32 conversions flush subnormals (`all` of 2.9e-39 was False):
+    # the kernels convert by the bits, as a GPU does
+    x, t = torch.tensor(SUBNORMAL_BF16, dtype=BF16), torch.tensor(0.75, dtype=BF16)
+    compiled = _run(fn, (x, t))
+    assert torch.equal(compiled(x, t), fn(x, t))

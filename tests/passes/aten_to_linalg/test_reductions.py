@@ -44,6 +44,27 @@ def test_float_reductions(op, kwargs, dynamic):
     assert_lowers(op, [_floats(3, 4, 5, specials="var" not in op)], dynamic=dynamic, **kwargs)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("op", ["aten.std.correction", "aten.std_mean.correction"])
+def test_std_of_huge_values_is_finite(op, dtype):
+    # ATen takes the root of a double variance: std of f32 values near 1e30 is finite though
+    # their variance overflows f32 (the fuzzer's B5: inf)
+    big = 1e30 if dtype != torch.float16 else 6e4
+    x = torch.tensor([[-big, -2.7, -1.3, big / 2], [1.0, 2.0, 3.0, 4.0]], dtype=dtype)
+    actual, _ = assert_lowers(op, [x], dim=[1], correction=1)
+    first = actual[0] if isinstance(actual, (tuple, list)) else actual
+    assert first.isfinite().all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("op", ["aten.var.correction", "aten.std.correction"])
+def test_variance_of_equal_values_is_exactly_zero(op, dtype):
+    # as ATen's Welford: rsqrt(var) of a constant row is inf, not 1e16 from a rounded mean
+    x = torch.tensor([[0.1] * 7, [1 / 3] * 7, [123456.789] * 7], dtype=dtype)
+    actual, _ = assert_lowers(op, [x], dim=[1], correction=1)
+    assert (actual == 0).all()
+
+
 @pytest.mark.parametrize("op", ["aten.amax", "aten.amin", "aten.sum.dim_IntList", "aten.mean.dim"])
 def test_nan_propagates(op):
     assert_lowers(op, [_with_nan(3, 4)], dim=[1])
