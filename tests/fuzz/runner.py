@@ -86,6 +86,13 @@ def warm_up() -> None:
         aten_mlir.compile(ep, target="cpu", cache_dir=tmp, cache=False)
 
 
+# stages past the aten level: every op there was accepted, so a CompileError is the compiler
+# failing on a valid program (llc's assertion, a verifier error), not an unsupported feature
+_LATE_STAGES = (
+    "outline", "fusion", "bufferize", "vectorize", "loops", "llvm", "native", "triton-loops",
+)  # fmt: skip
+
+
 def classify_exception(e: BaseException, phase: str) -> Outcome:
     name = type(e).__name__
     text = str(e).strip().splitlines()
@@ -96,6 +103,8 @@ def classify_exception(e: BaseException, phase: str) -> Outcome:
         return Outcome("crash", detail)
     if module.startswith("aten_mlir"):
         if any(n in str(e) for n in _INTERNAL_NAMES):
+            return Outcome("internal-error", detail)
+        if getattr(e, "stage", None) in _LATE_STAGES:
             return Outcome("internal-error", detail)
         return Outcome("clean-error", detail)
     if isinstance(e, (ValueError, NotImplementedError)) and _raised_in_aten_mlir(e):

@@ -69,3 +69,12 @@ def test_eager_overflow_is_told_apart_by_float64_eager(monkeypatch):
     ours = torch.nn.functional.gelu(x.double()).float()
     assert runner._eager_overflows(p, 0, ours, None)
     assert not runner._eager_overflows(p, 0, ours + 1, None)
+
+
+def test_a_late_stage_failure_is_a_bug():
+    from aten_mlir import CompileError
+
+    llc = CompileError("native", "llc failed (-6): APInt.h:127 assertion")
+    assert runner.classify_exception(llc, "compile").cls == "internal-error"
+    feature = CompileError("aten-to-linalg", "aten.foo: complex dtype is not supported")
+    assert runner.classify_exception(feature, "compile").cls == "clean-error"
