@@ -165,6 +165,8 @@ def _cast(w, op):
     value = w.v(op.operands[0])
     if op.name in ("arith.extui", "arith.uitofp", "arith.index_castui"):
         value = f"unsigned({value}, {_width(op.operands[0].type)})"
+    if op.name == "arith.fptosi":
+        value = f"fptosi({value}, {_width(op.results[0].type)})"
     w.define(op.results[0], _typed(value, op.results[0].type))
 
 

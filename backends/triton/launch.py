@@ -155,6 +155,18 @@ def wrap(v: int, bits: int) -> int:
     return v - (1 << bits) if v >> (bits - 1) else v
 
 
+def fptosi(v, bits: int) -> int:
+    """A host float -> signed int conversion as the CPU's truncating one (x86 `cvttsd2si`):
+    NaN, infinities and values out of range give the "integer indefinite" (the lowest value
+    of 32 or 64 bits, narrower results truncate a 32-bit conversion), where Python's `int()`
+    raises; eager's CPU kernels convert the same way."""
+    v = float(v)
+    wide = 64 if bits > 32 else 32
+    if v != v or not -(2.0 ** (wide - 1)) <= v < 2.0 ** (wide - 1):
+        return -(1 << (wide - 1))
+    return int(v)
+
+
 def unsigned(v, bits: int) -> int:
     return int(v) & ((1 << bits) - 1)
 

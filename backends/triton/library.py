@@ -37,6 +37,7 @@ from aten_mlir.backends.triton.launch import (
     count,
     erf,
     erfc,
+    fptosi,
     helpers,
     ipowi,
     matmul_blocks,

@@ -67,8 +67,8 @@ def test_eager_overflow_is_told_apart_by_float64_eager(monkeypatch):
     monkeypatch.setattr(FuzzProgram, "example_inputs", lambda self, variant=0: (x.clone(),))
     assert p.module()(x)[0].isnan()
     ours = torch.nn.functional.gelu(x.double()).float()
-    assert runner._eager_overflows(p, 0, ours, None)
-    assert not runner._eager_overflows(p, 0, ours + 1, None)
+    assert runner._float64_agrees(p, 0, ours, None)
+    assert not runner._float64_agrees(p, 0, ours + 1, None)
 
 
 def test_a_late_stage_failure_is_a_bug():
