@@ -145,8 +145,10 @@ def forbidden() -> list[str]:
             target_room = _room(mod)
             if room == "passes" and target_room.startswith("backends"):
                 bad.append(f"{where}: passes/ imports {mod}")
-            if room in ("dialects", "frontend") and target_room in ("passes",) or (
-                room in ("dialects", "frontend") and target_room.startswith("backends")
+            if (
+                room in ("dialects", "frontend")
+                and target_room in ("passes",)
+                or (room in ("dialects", "frontend") and target_room.startswith("backends"))
             ):
                 bad.append(f"{where}: {room}/ imports {mod}")
             if name and name.startswith("_") and not name.startswith("__") and mod != src:
