@@ -3,7 +3,7 @@
     python -m bench.triton_report [--models bert,gpt2] [--kernels]
 
 Runs each model once (in Triton's interpreter when there is no GPU) with every launch traced
-(`backends/triton/traffic.py`): kernels generated, launches, bytes loaded + stored, the ideal
+(`backends/triton/host/traffic.py`): kernels generated, launches, bytes loaded + stored, the ideal
 (inputs and state read once, outputs written once, matmul intermediates written and read once)
 and their ratio. `--kernels` also lists each launch with its bytes and the aten ops fused in.
 """
@@ -21,7 +21,7 @@ def main(argv=None) -> int:
     import torch
 
     import aten_mlir
-    from aten_mlir.backends.triton.traffic import report
+    from aten_mlir.backends.triton.host.traffic import report
     from tests.models.model_zoo import MODEL_ZOO
 
     names = args.models.split(",") if args.models else list(MODEL_ZOO)

@@ -8,8 +8,9 @@ trip counts 32-bit ints, captured scalars their own type.
 
 from __future__ import annotations
 
-from .kernel import Kernel
-from .matmul import PAIR_STRIDES
+from .codegen.kernel_types import Kernel
+from .codegen.matmul import PAIR_STRIDES
+from .host.module_files import execute
 
 
 def signature(kernel: Kernel) -> dict[str, str]:
@@ -73,6 +74,4 @@ def compile_kernels(library, target, xblock: int = 1024) -> dict[str, dict]:
 def _jit_module(library):
     """The generated module executed again (from its text) with interpretation off: JIT
     functions."""
-    from .module_files import execute
-
     return execute(library.source, library.path, f"aten_mlir_triton_aot_{library.path.stem}")

@@ -1,4 +1,4 @@
-"""Scalar ops as emitted into kernels (`backends/triton/ops.py`)."""
+"""Scalar ops as emitted into kernels (`backends/triton/codegen/ops.py`)."""
 
 import torch
 

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 import aten_mlir
-from aten_mlir.backends.triton.traffic import report
+from aten_mlir.backends.triton.host.traffic import report
 
 
 class Stem(nn.Module):

@@ -1,4 +1,4 @@
-"""The generated Triton module runs only text we generated (`backends/triton/library.py`,
+"""The generated Triton module runs only text we generated (`backends/triton/host/library.py`,
 `module_files.py`, `source_text.py`): program strings (module names, stack traces, node names,
 also from a `.pt2` file) cannot add code to it, and a file planted where it is written is
 never imported."""
@@ -16,7 +16,8 @@ import pytest
 import torch
 
 import aten_mlir
-from aten_mlir.backends.triton import module_files, source_text
+from aten_mlir.backends.triton.codegen import source_text
+from aten_mlir.backends.triton.host import module_files
 
 MARKER = "ATEN_MLIR_PAYLOAD_RAN"
 # each line a payload if it ever starts a line of the module (no dots: torch forbids them in

@@ -6,7 +6,7 @@ from torch import nn
 from triton.backends.compiler import GPUTarget
 
 import aten_mlir
-from aten_mlir.backends.triton.traffic import report
+from aten_mlir.backends.triton.host.traffic import report
 
 
 class SwiGLU(nn.Module):

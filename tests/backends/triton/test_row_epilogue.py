@@ -1,13 +1,13 @@
-"""Row tails (backends/triton/row_epilogue.py): the nest reducing a product's rows (softmax,
-log-softmax, row max) runs in the product's kernel when a row fits in one column tile."""
+"""Row tails (backends/triton/codegen/row_epilogue.py): the nest reducing a product's rows
+(softmax, log-softmax, row max) runs in the product's kernel when a row fits in one column tile."""
 
 import pytest
 import torch
 from torch import nn
 
 import aten_mlir
-from aten_mlir.backends.triton import row_epilogue
-from aten_mlir.backends.triton.traffic import report
+from aten_mlir.backends.triton.codegen import row_epilogue
+from aten_mlir.backends.triton.host.traffic import report
 
 
 def _compile(model, *args):

@@ -1,4 +1,5 @@
-"""The data of generated kernels: Triton type spellings, parameters, kernels, in-kernel views."""
+"""The data of generated kernels: Triton type spellings, parameters, kernels, in-kernel views,
+and the two ways writing one fails (`KernelError`; `NeedScalar`, caught by the launcher)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from mlir import ir
 
 class KernelError(RuntimeError):
     """An op the Triton emitter cannot express (names the op and the user's line)."""
+
+
+class NeedScalar(Exception):
+    """Lane-dependent control flow: the nest is re-emitted in scalar mode."""
 
 
 _TL_TYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64"}

@@ -20,6 +20,8 @@ from mlir.dialects import affine, arith, linalg, tensor
 
 from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
 
+from ..products import LOW_ATTR, WINDOW_ATTR
+
 
 @register_pass
 @dataclass(frozen=True)
@@ -166,8 +168,6 @@ def _fold_into(user: ir.Operation, operand: int, pad: _Pad) -> None:
                 for r_old, r_new in zip(inner.results, clone.results):
                     mapping[r_old] = r_new
     if _is_windowed_product(old_block, operand, pad.value):
-        from .conv import LOW_ATTR, WINDOW_ATTR
-
         new.attributes[WINDOW_ATTR] = ir.AffineMapAttr.get(read)
         new.attributes[LOW_ATTR] = ir.DenseI64ArrayAttr.get(pad.low)
     for r_old, r_new in zip(user.results, new.results):

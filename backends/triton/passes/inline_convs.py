@@ -19,11 +19,9 @@ from mlir.dialects import arith, memref, scf
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, register_pass
 
-from . import epilogue
-from .conv import CONV_ATTR, is_conv_call
-from .kernel_memory import _users, const_int, root_of, top_in, writes_between
-from .matmul import INIT_ATTR, is_matmul_call
-from .rematerialize import ops_after, refills
+from ..codegen import epilogue
+from ..loop_ir import const_int, ops_after, refills, root_of, top_in, users_of, writes_between
+from ..products import CONV_ATTR, INIT_ATTR, is_conv_call, is_matmul_call
 from .view_indices import indices_in, reaches
 
 _MAX_K = 32  # products per output element
@@ -98,7 +96,7 @@ def _loads(call: ir.Operation, out: ir.Value) -> list:
     position = {op: i for i, op in enumerate(later)}
     operands = {root_of(v) for v in call.operands[:2]}
     loads, reads = [], 0
-    for user in _users(root):
+    for user in users_of(root):
         if user == call or user.name == "memref.dealloc":
             continue
         top = top_in(user, call.block)

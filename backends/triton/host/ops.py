@@ -15,7 +15,7 @@ from mlir import ir
 
 from aten_mlir.dialects import dtype_of
 
-from .kernel_types import KernelError
+from ..codegen.kernel_types import KernelError
 
 HOST: dict[str, Callable] = {}
 
@@ -116,7 +116,7 @@ _HOST_EXTRA = {
 
 @host("arith.constant")
 def _constant(w, op):
-    w.names[op.results[0]] = _host_constant(op)
+    w.names[op.results[0]] = host_constant(op)
 
 
 @host(*_HOST_BINARY, *_HOST_EXTRA)
@@ -126,7 +126,7 @@ def _arith(w, op):
     if "WIDTH" in fmt:
         fmt = fmt.replace("WIDTH", str(_width(op.operands[0].type)))
     expr = fmt.format(*operands, a=operands[0], b=operands[-1])
-    w.define(op.results[0], _typed(expr, op.results[0].type))
+    w.define(op.results[0], typed(expr, op.results[0].type))
 
 
 @host("arith.cmpi")
@@ -151,7 +151,7 @@ def _ctlz(w, op):
     # leading zeros of the value's bits (a sort's stage count: log2 of a dynamic size)
     width = _width(op.operands[0].type)
     bits = f"unsigned({w.v(op.operands[0])}, {width})"
-    w.define(op.results[0], _typed(f"({width} - {bits}.bit_length())", op.results[0].type))
+    w.define(op.results[0], typed(f"({width} - {bits}.bit_length())", op.results[0].type))
 
 
 @host("arith.select")
@@ -167,14 +167,14 @@ def _cast(w, op):
         value = f"unsigned({value}, {_width(op.operands[0].type)})"
     if op.name == "arith.fptosi":
         value = f"fptosi({value}, {_width(op.results[0].type)})"
-    w.define(op.results[0], _typed(value, op.results[0].type))
+    w.define(op.results[0], typed(value, op.results[0].type))
 
 
 @host("memref.alloc", "memref.alloca")
 def _alloc(w, op):
     t = ir.MemRefType(op.results[0].type)
     shape = _shape(w, t, iter(op.operands))
-    dtype = _torch_dtype(t.element_type)
+    dtype = torch_dtype(t.element_type)
     w.define(op.results[0], f"pool.empty([{', '.join(shape)}], {dtype}, dev)")
 
 
@@ -249,7 +249,7 @@ def _shape(w, t: ir.MemRefType, dynamic) -> list[str]:
     ]
 
 
-def _host_constant(op: ir.Operation) -> str:
+def host_constant(op: ir.Operation) -> str:
     attr = op.attributes["value"]
     t = op.results[0].type
     if isinstance(attr, ir.BoolAttr):
@@ -261,10 +261,10 @@ def _host_constant(op: ir.Operation) -> str:
             if isinstance(t, ir.IntegerType) and ir.IntegerType(t).width == 1
             else str(v)
         )
-    return _typed(f'float("{ir.FloatAttr(attr).value}")', t)
+    return typed(f'float("{ir.FloatAttr(attr).value}")', t)
 
 
-def _torch_dtype(t: ir.Type) -> str:
+def torch_dtype(t: ir.Type) -> str:
     if isinstance(t, ir.IndexType):
         return "torch.int64"
     return f"torch.{str(dtype_of(t)).removeprefix('torch.')}"
@@ -277,7 +277,7 @@ def _width(t: ir.Type) -> int:
 _NP = {"f16": "np.float16", "f32": "np.float32", "f64": "np.float64", "bf16": "bf16"}
 
 
-def _typed(expr: str, t: ir.Type) -> str:
+def typed(expr: str, t: ir.Type) -> str:
     """A host expression given the semantics of MLIR type `t`: ints wrap to their width (i1 is a
     bool), floats are numpy scalars of their precision."""
     if isinstance(t, ir.IndexType):

@@ -18,9 +18,16 @@ from mlir import ir
 from aten_mlir.passes.contraction_prologue import is_pure
 from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
-from .fuse_rows import through_unit_dims
-from .kernel_memory import _users, const_int, dead_after, root_of, whole
-from .matmul import INIT_ATTR
+from ..loop_ir import (
+    covers,
+    dead_after,
+    iv_map,
+    ops_after,
+    refills,
+    root_of,
+    through_unit_dims,
+    users_of,
+)
 
 _MAX_OPS = 16  # a longer computation costs more to repeat than the memory round trip
 
@@ -64,7 +71,7 @@ def _rematerialize(nest: ir.Operation) -> None:
         if program is None:
             continue
         targets = []
-        for load in (u for u in _users(root) if u in inside and u.name == "memref.load"):
+        for load in (u for u in users_of(root) if u in inside and u.name == "memref.load"):
             m, idx = through_unit_dims(load.operands[0], list(load.operands[1:]))
             if m != memref or not _top(store, nest).is_before_in_block(_top(load, nest)):
                 break  # another view, or a load the store may not have filled yet
@@ -73,98 +80,10 @@ def _rematerialize(nest: ir.Operation) -> None:
             for load, idx in targets:
                 replay(program, store.operands[0], iv_map(indices, idx), load)
             later = ops_after(nest)
-            if not any(u in inside for u in _users(root) if u != store) and dead_after(
+            if not any(u in inside for u in users_of(root) if u != store) and dead_after(
                 root, memref, later, refills
             ):
                 store.erase()
-
-
-def overwrites(op: ir.Operation, view: ir.Value) -> bool:
-    """`op` is a nest that fills all of `view`'s buffer and reads none of it (the next nest to
-    use a reused buffer), or reads only elements its lanes stored first (a reduction's
-    accumulator initialised in the nest)."""
-    if op.name != "scf.parallel":
-        return False
-    root = root_of(view)
-    order = {o: i for i, o in enumerate(nested_ops(op))}
-    touching = sorted((u for u in _users(root) if u in order), key=order.get)
-    if not touching or touching[0].name != "memref.store":
-        return False
-    store = touching[0]
-    memref, indices = through_unit_dims(store.operands[1], list(store.operands[2:]))
-    if not (whole(memref) and covers(store, memref, indices, op)):
-        return False
-    return len(touching) == 1 or (
-        store.parent == op and all(_same_place(u, memref, indices) for u in touching)
-    )
-
-
-def _same_place(access: ir.Operation, memref: ir.Value, indices: list) -> bool:
-    if access.name not in ("memref.load", "memref.store"):
-        return False
-    first = 1 if access.name == "memref.load" else 2
-    m, idx = through_unit_dims(access.operands[first - 1], list(access.operands[first:]))
-    return m == memref and idx == indices
-
-
-def initializes(op: ir.Operation, view: ir.Value) -> bool:
-    """`op` is a product that fills all of `view` (or all of its buffer) as its C, reading
-    neither A nor B from it."""
-    if op.name != "func.call" or INIT_ATTR not in op.attributes:
-        return False
-    if root_of(op.operands[2]) != root_of(view):
-        return False
-    if op.operands[2] != view and not whole(op.operands[2]):
-        return False
-    return root_of(view) not in (root_of(op.operands[0]), root_of(op.operands[1]))
-
-
-def refills(op: ir.Operation, view: ir.Value) -> bool:
-    """`op` fills all of `view`'s buffer before reading any of it: a nest, or a product's C
-    (where the bufferizer reused the buffer, the tensor it held before is dead from there on)."""
-    return overwrites(op, view) or initializes(op, view)
-
-
-def covers(store: ir.Operation, memref: ir.Value, indices: list, nest: ir.Operation) -> bool:
-    """`store` runs unconditionally for every element of `memref`: each index is the iv of an
-    enclosing loop from 0 to that dim's size by 1 (or 0 in a unit dim), and only loops enclose
-    it in the nest."""
-    shape = ir.MemRefType(memref.type).shape
-    ivs = [i for i in indices if isinstance(i.owner, ir.Block)]
-    if len(set(ivs)) != len(ivs) or len(indices) != len(shape):
-        return False
-    op = store.parent
-    while op != nest:
-        if op.name not in ("scf.for", "scf.parallel"):
-            return False
-        op = op.parent
-    for iv, size in zip(indices, shape):
-        if not isinstance(iv.owner, ir.Block):
-            if size == 1 and const_int(iv) == 0:
-                continue  # the one element of a unit dim
-            return False
-        loop = iv.owner.owner.operation
-        if loop.name not in ("scf.for", "scf.parallel") or not _is_ancestor(loop, store, nest):
-            return False
-        n = 1 if loop.name == "scf.for" else len(loop.operands) // 3
-        k = list(iv.owner.arguments).index(iv)
-        lb, ub, step = (loop.operands[j * n + k] for j in range(3))
-        if (const_int(lb), const_int(ub), const_int(step)) != (0, size, 1):
-            return False
-    return True
-
-
-def iv_map(indices: list, values: list) -> dict:
-    """The store's loop ivs -> the reader's index values (a unit dim's constant 0 stays)."""
-    return {i: v for i, v in zip(indices, values) if isinstance(i.owner, ir.Block)}
-
-
-def _is_ancestor(loop: ir.Operation, op: ir.Operation, nest: ir.Operation) -> bool:
-    while op != nest:
-        op = op.parent
-        if op == loop:
-            return True
-    return False
 
 
 def _top(op: ir.Operation, nest: ir.Operation) -> ir.Operation:
@@ -172,11 +91,6 @@ def _top(op: ir.Operation, nest: ir.Operation) -> ir.Operation:
     while op.parent != nest:
         op = op.parent
     return op
-
-
-def ops_after(op: ir.Operation) -> list:
-    ops = [o.operation for o in op.block.operations]
-    return ops[ops.index(op) + 1 :]
 
 
 def _is_iv(v: ir.Value, inside: set) -> bool:

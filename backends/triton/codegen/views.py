@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .kernel import KernelError, View
+from .kernel_types import KernelError, View
 
 
 def _mixed(k, op, static_name: str, operands) -> list[str]:

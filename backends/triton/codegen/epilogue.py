@@ -16,14 +16,14 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from ..loop_ir import all_ops, const_int, dead_after, refills, root_of, users_of
+from ..products import INIT_ATTR, LAYOUT_ATTR, is_conv_call, is_matmul_call
 from . import row_epilogue
-from .conv import is_conv_call
-from .kernel import KernelWriter, all_ops
-from .kernel_memory import Stored, _users, const_int, dead_after, private, root_of
+from .kernel import KernelWriter
+from .kernel_memory import Stored, private
 from .kernel_types import KernelError
-from .matmul import INIT_ATTR, LAYOUT_ATTR, is_matmul_call, tile_exprs
+from .matmul import tile_exprs
 from .ops import OPS
-from .rematerialize import refills
 
 HOISTABLE = {
     "arith.constant",
@@ -205,7 +205,7 @@ def reads_partner_in_tile(call: ir.Operation, ep: Epilogue, partner: ir.Operatio
     inside = set(all_ops(ep.nest))
     return all(
         u.name == "memref.load" and u.operands[0] == cq and list(u.operands[1:]) == indices
-        for u in _users(root_of(cq))
+        for u in users_of(root_of(cq))
         if u in inside
     )
 

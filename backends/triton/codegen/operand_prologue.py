@@ -17,13 +17,12 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .conv import is_conv_call
+from ..loop_ir import all_ops, covers, dead_after, refills, root_of
+from ..products import LAYOUT_ATTR, is_conv_call, is_matmul_call
 from .epilogue import HOISTABLE, nest_accesses
-from .kernel import KernelWriter, all_ops
-from .kernel_memory import dead_after, root_of
+from .kernel import KernelWriter
 from .kernel_types import KernelError
-from .matmul import LAYOUT_ATTR, OPERAND_TILES, is_matmul_call
-from .rematerialize import covers, refills
+from .matmul import OPERAND_TILES
 
 # the template's index expression of each operand dim, and the mask of its tile
 _MATMUL = {

@@ -13,11 +13,13 @@ from mlir import ir
 
 from aten_mlir.dialects import describe_location
 
-from . import epilogue, matmul, operand_prologue
-from .host import HOST, _host_constant, _torch_dtype, _typed
-from .kernel import KernelWriter, _NeedScalar, all_ops
-from .kernel_types import Kernel, KernelError
-from .source_text import launcher_name
+from ..codegen import epilogue, matmul, operand_prologue
+from ..codegen.kernel import KernelWriter
+from ..codegen.kernel_types import Kernel, KernelError, NeedScalar
+from ..codegen.source_text import launcher_name
+from ..loop_ir import all_ops
+from ..products import is_matmul_call
+from .ops import HOST, host_constant, torch_dtype, typed
 
 
 class SegmentWriter:
@@ -48,7 +50,7 @@ class SegmentWriter:
             return self.names[value]
         owner = value.owner
         if not isinstance(owner, ir.Block) and owner.operation.name == "arith.constant":
-            return _host_constant(owner.operation)
+            return host_constant(owner.operation)
         raise KernelError(f"launcher: value used before its definition: {value}")
 
     def write(self) -> str:
@@ -77,7 +79,7 @@ class SegmentWriter:
             i += 1
             if skip_yield and op.name == "scf.yield":
                 continue
-            if op.name == "func.call" and matmul.is_matmul_call(op):
+            if op.name == "func.call" and is_matmul_call(op):
                 i += self.launch_matmul(op, ops[i:])
             elif op.name == "scf.parallel" and self._defer(op, ops[i:]):
                 continue
@@ -103,7 +105,7 @@ class SegmentWriter:
             self.host_control(op)
         elif name in ("scf.for", "scf.if", "scf.while"):
             self.serial(op)
-        elif name == "func.call" and matmul.is_matmul_call(op):
+        elif name == "func.call" and is_matmul_call(op):
             self.launch_matmul(op, [])
         else:
             raise KernelError(f"'{name}' has no Triton launcher translation")
@@ -118,7 +120,7 @@ class SegmentWriter:
         name = f"{self.prefix}_{self.name}_k{len(self.kernels)}"
         try:
             return KernelWriter(name, op, mode).write()
-        except _NeedScalar:
+        except NeedScalar:
             if mode != "block":
                 raise KernelError("lane-dependent control flow in a scalar kernel") from None
             return KernelWriter(name, op, "scalar").write()
@@ -168,7 +170,7 @@ class SegmentWriter:
             try:
                 later = rest[found.consumed :]
                 return (found, *epilogue.write_tail(name, op, found, later, partner))
-            except (_NeedScalar, KernelError):
+            except (NeedScalar, KernelError):
                 found = found.alone  # without the row nest that could not be written
         return None, None, True
 
@@ -213,7 +215,7 @@ class SegmentWriter:
             return None
         try:
             return (*operand_prologue.write(name, op, found), found.operand)
-        except (_NeedScalar, KernelError):
+        except (NeedScalar, KernelError):
             self.launch(found.nest)
             return None
 
@@ -225,12 +227,12 @@ class SegmentWriter:
         outs = []
         for r in op.results:
             name = self.fresh("out")
-            self.emit(f"{name} = torch.empty(1, dtype={_torch_dtype(r.type)}, device=dev)")
+            self.emit(f"{name} = torch.empty(1, dtype={torch_dtype(r.type)}, device=dev)")
             outs.append(name)
         self.results_of_serial = outs
         self.emit(f"{kernel.name}[(1,)]({self._args(kernel, [])})")
         for r, name in zip(op.results, outs):
-            self.define(r, _typed(f"scalar({name}[0])", r.type))
+            self.define(r, typed(f"scalar({name}[0])", r.type))
 
     def _args(self, kernel: Kernel | list, counts: list[str]) -> str:
         out = []

@@ -20,11 +20,10 @@ from mlir.dialects import memref
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, register_pass
 
-from .kernel_memory import _VIEW_OPS, _users, root_of, top_in
-from .matmul import is_matmul_call
-from .rematerialize import ops_after, overwrites, refills
+from ..loop_ir import VIEW_OPS, ops_after, overwrites, refills, root_of, top_in, users_of
+from ..products import is_matmul_call
 
-_BETWEEN = ("memref.alloc", "arith.constant", "memref.dealloc", *_VIEW_OPS)
+_BETWEEN = ("memref.alloc", "arith.constant", "memref.dealloc", *VIEW_OPS)
 
 
 @register_pass
@@ -71,8 +70,8 @@ def _retargetable(root: ir.Value, nest: ir.Operation) -> list | None:
         user = getattr(use.owner, "operation", use.owner)
         top = top_in(user, nest.block)
         if top not in window:
-            if user.name in _VIEW_OPS and any(
-                top_in(u, nest.block) in window for u in _users(user.results[0])
+            if user.name in VIEW_OPS and any(
+                top_in(u, nest.block) in window for u in users_of(user.results[0])
             ):
                 return None  # a view made before the nest, read after it
             continue
@@ -86,7 +85,7 @@ def _retarget(root: ir.Value, nest: ir.Operation, users: list) -> None:
     for user, index in users:
         user.operands[index] = new
     block_ops = [o.operation for o in nest.block.operations]
-    tops = [t for t in (top_in(u, nest.block) for u in _users(new)) if t is not None]
+    tops = [t for t in (top_in(u, nest.block) for u in users_of(new)) if t is not None]
     last = max(tops, key=block_ops.index)
     if last.name == "func.return":  # the caller's result now: the old buffer is freed instead
         with last.location, ir.InsertionPoint(last):

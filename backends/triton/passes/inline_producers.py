@@ -20,10 +20,20 @@ from mlir import ir
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
-from .fuse_rows import through_unit_dims
-from .kernel_memory import _VIEW_OPS, _users, root_of, top_in, writes_between
-from .matmul import is_matmul_call
-from .rematerialize import covers, element_slice, iv_map, ops_after, refills, replay
+from ..loop_ir import (
+    VIEW_OPS,
+    covers,
+    iv_map,
+    ops_after,
+    refills,
+    root_of,
+    through_unit_dims,
+    top_in,
+    users_of,
+    writes_between,
+)
+from ..products import is_matmul_call
+from .rematerialize import element_slice, replay
 from .view_indices import indices_in, reaches
 
 
@@ -101,7 +111,7 @@ def _readers(nest: ir.Operation, store: ir.Operation, memref: ir.Value, program:
     )
     position = {op: i for i, op in enumerate(later)}
     readers, kept = [], False
-    for user in _users(root):
+    for user in users_of(root):
         if user in inside or user.name == "memref.dealloc":
             continue
         top = _top_level(user, nest)
@@ -139,7 +149,7 @@ def _after_product(nest: ir.Operation) -> bool:
     product's epilogue, computed on the accumulator tile at no cost."""
     ops = [o.operation for o in nest.block.operations]
     for op in reversed(ops[: ops.index(nest)]):
-        if op.name in _VIEW_OPS or op.name in ("memref.alloc", "arith.constant", "memref.dealloc"):
+        if op.name in VIEW_OPS or op.name in ("memref.alloc", "arith.constant", "memref.dealloc"):
             continue
         return is_matmul_call(op)
     return False

@@ -18,7 +18,7 @@ from mlir.dialects import scf
 
 from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
 
-from .fuse_rows import _accesses, _bounds, _lane_positions
+from .fuse_rows import buffer_accesses, lane_positions, nest_bounds
 
 
 @register_pass
@@ -46,11 +46,11 @@ def _sinkable(loop: ir.Operation) -> ir.Operation | None:
     if len(body) != 2 or body[0].name != "scf.parallel" or body[0].results:
         return None
     nest = body[0]
-    if any(_inside(v, loop) for bound in _bounds(nest) for v in bound):
+    if any(_inside(v, loop) for bound in nest_bounds(nest) for v in bound):
         return None  # a space that changes per iteration
     ivs = list(nest.regions[0].blocks[0].arguments)
-    for accesses in _accesses(nest).values():
-        if any(store for *_, store in accesses) and _lane_positions(accesses, ivs) is None:
+    for accesses in buffer_accesses(nest).values():
+        if any(store for *_, store in accesses) and lane_positions(accesses, ivs) is None:
             return None  # a lane could read what another wrote in an earlier iteration
     return nest
 
@@ -66,7 +66,7 @@ def _inside(v: ir.Value, op: ir.Operation) -> bool:
 
 
 def _interchange(loop: ir.Operation, nest: ir.Operation) -> None:
-    bounds = _bounds(nest)
+    bounds = nest_bounds(nest)
     lb, ub, step = list(loop.operands)[:3]
     with ir.InsertionPoint(loop), loop.location:
         outer = scf.ParallelOp(

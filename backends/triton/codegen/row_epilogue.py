@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .conv import is_conv_call
-from .fuse_rows import through_unit_dims
-from .kernel import KernelWriter, _defined_inside, all_ops
-from .kernel_loops import _promotable
-from .kernel_memory import Stored, _users, const_int, root_of
+from ..loop_ir import all_ops, const_int, defined_inside, root_of, through_unit_dims, users_of
+from ..products import is_conv_call
+from .kernel import KernelWriter
+from .kernel_loops import promotable
+from .kernel_memory import Stored
 from .kernel_types import KernelError
 from .matmul import tile_exprs
 from .ops import OPS
@@ -74,7 +74,7 @@ def plan(call: ir.Operation, nest: ir.Operation, deferred: list, tiles: dict) ->
         return None
     inside = set(all_ops(nest))
     tile_roots = {root_of(m) for m in tiles}
-    accesses = [u for r in tile_roots for u in _users(r) if u in inside]
+    accesses = [u for r in tile_roots for u in users_of(r) if u in inside]
     dims = _row_dims(nest, accesses, dn, columns, tiles, t.shape)
     if dims is None or not _rows_private(call, nest, ivs, columns, deferred):
         return None
@@ -119,7 +119,7 @@ def _column_loops(nest: ir.Operation, n: int) -> set | None:
 def _reduction_loop(loop: ir.Operation) -> bool:
     """Every store in `loop` is an accumulator update `acc = combine(acc, x)`, x not reading
     acc: the loop is a reduction of the row, whatever the order."""
-    pairs = {store: load for load, store in _promotable(loop)}
+    pairs = {store: load for load, store in promotable(loop)}
     for op in all_ops(loop):
         if op.name != "memref.store":
             continue
@@ -256,7 +256,7 @@ class RowTailWriter(KernelWriter):
     def emit_for(self, op: ir.Operation) -> None:
         body = op.regions[0].blocks[0]
         self.column(body.arguments[0])
-        pairs = _promotable(op)
+        pairs = promotable(op)
         inits = [self._init(load) for load, _ in pairs]
         self.memory.region(op)
         combines = [store.operands[0].owner.operation for _, store in pairs]
@@ -298,7 +298,7 @@ def emit(w: RowTailWriter, call: ir.Operation, nest: ir.Operation, row: RowPlan)
     elementwise tail before it stored from its registers."""
     if nest not in w.span:
         w.span.append(nest)
-        w.inside |= _defined_inside(nest)
+        w.inside |= defined_inside(nest)
     exprs = tile_exprs(call)
     for iv, d in row.dims:
         w.names[iv] = exprs[d]

@@ -19,33 +19,14 @@ from __future__ import annotations
 from mlir import ir
 
 from aten_mlir.dialects import describe_location
-from aten_mlir.passes.registry import nested_ops
 
-from .kernel_memory import Memory, dead_after, private, root_of
-from .kernel_types import Kernel, KernelError, Param, View, param_signature, tl_type
+from ..loop_ir import all_ops, dead_after, defined_inside, ops_after, refills, root_of
+from . import kernel_loops
+from .kernel_memory import Memory, private
+from .kernel_types import Kernel, KernelError, NeedScalar, Param, View, param_signature, tl_type
 from .ops import OPS, expression
-from .rematerialize import ops_after, refills
 from .source_text import comment
-
-
-class _NeedScalar(Exception):
-    """Lane-dependent control flow: the nest is re-emitted in scalar mode."""
-
-
-def all_ops(root: ir.Operation):
-    """`root` and every op nested in it, in order."""
-    yield root
-    yield from nested_ops(root)
-
-
-def _defined_inside(root: ir.Operation) -> set:
-    inside = set()
-    for op in all_ops(root):
-        inside.update(op.results)
-        for region in op.regions:
-            for block in region.blocks:
-                inside.update(block.arguments)
-    return inside
+from .views import kernel_view
 
 
 class KernelWriter:
@@ -61,7 +42,7 @@ class KernelWriter:
         self.params: list[Param] = []
         self.param_of: dict = {}
         self.span = [root]  # the nests the kernel runs, in order (a tail may chain two)
-        self.inside = _defined_inside(root)
+        self.inside = defined_inside(root)
         self.counter = 0
         self.locations: dict[str, None] = {}
         self.memory = Memory()
@@ -290,7 +271,7 @@ class KernelWriter:
     def emit_store(self, op: ir.Operation) -> None:
         value, memref, *indices = op.operands
         if self.is_block(value) and not self.is_block(*indices) and self.mode in ("block", "tile"):
-            raise _NeedScalar()
+            raise NeedScalar()
         addr = self.address(memref, indices, write=True)
         self.store_line(
             addr, memref, self.v(value), self.is_block(value), self.mask(value, *indices)
@@ -301,8 +282,6 @@ class KernelWriter:
         self.names[op.results[0]] = self.view(op.operands[0]).sizes[dim]
 
     def emit_view(self, op: ir.Operation) -> None:
-        from .views import kernel_view
-
         self.views[op.results[0]] = kernel_view(self, op)
 
     def emit_alias(self, op: ir.Operation) -> None:
@@ -316,12 +295,10 @@ class KernelWriter:
 
     def _uniform_bounds(self, *values) -> None:
         if self.mode in ("block", "tile") and self.is_block(*values):
-            raise _NeedScalar()
+            raise NeedScalar()
 
     def emit_for(self, op: ir.Operation) -> None:
-        from .kernel_loops import emit_for
-
-        emit_for(self, op)
+        kernel_loops.emit_for(self, op)
 
     def emit_if(self, op: ir.Operation) -> None:
         cond = op.operands[0]
@@ -345,7 +322,7 @@ class KernelWriter:
                 for name, y in zip(results, term.operation.operands):
                     self.emit(f"{name} = {self.v(y)}")
                     if self.is_block(y):
-                        raise _NeedScalar()
+                        raise NeedScalar()
             if len(self.lines) == start:
                 self.emit("pass")
             self.depth -= 1

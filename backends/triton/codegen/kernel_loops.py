@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .kernel import _defined_inside, _NeedScalar, all_ops
-from .kernel_memory import root_of
-from .kernel_types import tl_type
+from ..loop_ir import all_ops, defined_inside, root_of
+from .kernel_types import NeedScalar, tl_type
 
 
 def emit_for(k, op: ir.Operation) -> None:
@@ -16,7 +15,7 @@ def emit_for(k, op: ir.Operation) -> None:
     body = op.regions[0].blocks[0]
     iv, *carried = body.arguments
     outer = k.loop_registers  # accumulators an enclosing loop already holds
-    promoted = [p for p in _promotable(op) if p[0] not in outer]
+    promoted = [p for p in promotable(op) if p[0] not in outer]
     block_carried = _carried_blocks(k, body, inits, carried, promoted)
     acc_names = [_carry(k, init, arg, b) for init, arg, b in zip(inits, carried, block_carried)]
     registers = {**outer, **_registers(k, promoted)}
@@ -57,7 +56,7 @@ def _carried_blocks(k, body: ir.Block, inits, carried, promoted) -> list[bool]:
     for load, store in promoted:
         lanes_race = store.operands[0] in marked and not k.is_block(*load.operands[1:])
         if k.mode == "block" and lanes_race:
-            raise _NeedScalar()  # lanes racing on one address
+            raise NeedScalar()  # lanes racing on one address
     return block_carried
 
 
@@ -114,11 +113,11 @@ def _emit_in_loop(k, inner: ir.Operation, acc_names: list[str], registers: dict)
         k.emit_op(inner)
 
 
-def _promotable(loop: ir.Operation) -> list:
+def promotable(loop: ir.Operation) -> list:
     """(load, store) pairs in the loop body or the body of a loop nested in it (a 2-D pooling
     window), of one memref (and indices) defined outside the loop, with no other access to that
     memref in the loop: the value can live in a register across the iterations."""
-    inside = _defined_inside(loop)
+    inside = defined_inside(loop)
     accesses: dict = {}
     for op in all_ops(loop):
         if op.name in ("memref.load", "memref.store"):

@@ -23,8 +23,8 @@ from mlir.dialects import scf
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
-from .kernel_memory import const_int, root_of
-from .matmul import is_matmul_call
+from ..loop_ir import root_of, through_unit_dims
+from ..products import is_matmul_call
 
 # ops that may sit between two nests and move above the first (no memory effects on data)
 _MOVABLE = {
@@ -55,7 +55,7 @@ class FuseRows(ModulePass):
                 _fuse_block(block)
 
 
-def _bounds(op: ir.Operation) -> list[tuple]:
+def nest_bounds(op: ir.Operation) -> list[tuple]:
     n = len(op.operands) // 3
     ops = list(op.operands)
     return list(zip(ops[:n], ops[n : 2 * n], ops[2 * n :]))
@@ -68,12 +68,12 @@ def _fuse_block(block: ir.Block) -> None:
         if op.name == "scf.parallel" and not op.results:
             # a nest right after a tl.dot product is its epilogue (the launcher runs it on the
             # accumulator tile): keep it whole rather than split it into rows
-            keep = after_product and len(_bounds(op)) < len(_bounds(head or op))
+            keep = after_product and len(nest_bounds(op)) < len(nest_bounds(head or op))
             if head is not None and not keep and _fusable(head, op, between):
                 for moved in between:
                     moved.move_before(head)
-                if len(_bounds(op)) < len(_bounds(head)):
-                    head = _split(head, len(_bounds(op)))
+                if len(nest_bounds(op)) < len(nest_bounds(head)):
+                    head = _split(head, len(nest_bounds(op)))
                 _merge(head, op)
                 between, last = [], head
                 continue
@@ -97,12 +97,12 @@ def _fuse_block(block: ir.Block) -> None:
 def _independent(head: ir.Operation, op: ir.Operation, between: list) -> bool:
     """`op` neither reads nor writes a buffer `head` writes, nor writes one `head` reads, and
     can be computed above it."""
-    first, second = _accesses(head), _accesses(op)
+    first, second = buffer_accesses(head), buffer_accesses(op)
     written = {r for r, a in first.items() if any(store for *_, store in a)}
     writes = {r for r, a in second.items() if any(store for *_, store in a)}
     if written & set(second) or writes & set(first) or not _body_ok(op):
         return False
-    return all(_available(v, head, between) for bound in _bounds(op) for v in bound)
+    return all(_available(v, head, between) for bound in nest_bounds(op) for v in bound)
 
 
 def _defined_before(op: ir.Operation, head: ir.Operation, between: list) -> bool:
@@ -126,7 +126,7 @@ def _body_ok(op: ir.Operation) -> bool:
     return True
 
 
-def _accesses(op: ir.Operation) -> dict:
+def buffer_accesses(op: ir.Operation) -> dict:
     """root buffer -> [(memref, indices, is_store)] for every load/store nested in `op`."""
     out: dict = {}
     for inner in nested_ops(op):
@@ -141,26 +141,7 @@ def _accesses(op: ir.Operation) -> dict:
     return out
 
 
-def through_unit_dims(memref: ir.Value, indices: list) -> tuple:
-    """An access through `expand_shape`s that only add unit dims (indexed at constant 0), as
-    the same access to the expanded memref: one element, whichever view names it."""
-    while not isinstance(memref.owner, ir.Block) and memref.owner.operation.name == (
-        "memref.expand_shape"
-    ):
-        op = memref.owner.operation
-        shape = ir.MemRefType(memref.type).shape
-        groups = [[ir.IntegerAttr(d).value for d in g] for g in op.attributes["reassociation"]]
-        new = []
-        for group in groups:
-            big = [d for d in group if shape[d] != 1]
-            if len(big) > 1 or any(const_int(indices[d]) != 0 for d in group if d not in big):
-                return memref, indices
-            new.append(indices[big[0]] if big else indices[group[0]])
-        memref, indices = op.operands[0], new
-    return memref, indices
-
-
-def _lane_positions(accesses, ivs) -> tuple | None:
+def lane_positions(accesses, ivs) -> tuple | None:
     """The index position of each shared iv, the same in every access; else None."""
     positions = None
     for memref, indices, _store in accesses:
@@ -178,7 +159,7 @@ def _lane_positions(accesses, ivs) -> tuple | None:
 
 
 def _fusable(head: ir.Operation, op: ir.Operation, between) -> bool:
-    hb, ob = _bounds(head), _bounds(op)
+    hb, ob = nest_bounds(head), nest_bounds(op)
     n = min(len(hb), len(ob))
     if any(a != b for a, b in zip(hb[:n], ob[:n])):
         return False
@@ -187,13 +168,13 @@ def _fusable(head: ir.Operation, op: ir.Operation, between) -> bool:
             return False
     if not (_body_ok(head) and _body_ok(op)):
         return False
-    first, second = _accesses(head), _accesses(op)
+    first, second = buffer_accesses(head), buffer_accesses(op)
     h_ivs = list(head.regions[0].blocks[0].arguments)[:n]
     o_ivs = list(op.regions[0].blocks[0].arguments)[:n]
     for root in set(first) & set(second):
         if not any(s for *_, s in first[root] + second[root]):
             continue  # read by both: no dependence
-        a, b = _lane_positions(first[root], h_ivs), _lane_positions(second[root], o_ivs)
+        a, b = lane_positions(first[root], h_ivs), lane_positions(second[root], o_ivs)
         if a is None or a != b:
             return False
     return all(_available(v, head, between) for v in _outside_values(op))
@@ -225,7 +206,7 @@ def _outside_values(op: ir.Operation):
 
 def _split(nest: ir.Operation, n: int) -> ir.Operation:
     """`nest` as a nest over its first `n` dims around an inner scf.parallel over the rest."""
-    bounds = _bounds(nest)
+    bounds = nest_bounds(nest)
     with ir.InsertionPoint(nest), nest.location:
         outer = scf.ParallelOp(
             [],
@@ -244,13 +225,13 @@ def _split(nest: ir.Operation, n: int) -> ir.Operation:
 
 def _merge(head: ir.Operation, op: ir.Operation) -> None:
     """Moves `op`'s body into `head`'s, under an inner scf.parallel over `op`'s extra dims."""
-    n = len(_bounds(head))
+    n = len(nest_bounds(head))
     h_body, o_body = head.regions[0].blocks[0], op.regions[0].blocks[0]
     h_term = h_body.operations[len(h_body.operations) - 1].operation
     o_ivs = list(o_body.arguments)
     for iv, h_iv in zip(o_ivs[:n], h_body.arguments):
         iv.replace_all_uses_with(h_iv)
-    extra = _bounds(op)[n:]
+    extra = nest_bounds(op)[n:]
     target = h_term
     if extra:
         with ir.InsertionPoint(h_term), op.location:

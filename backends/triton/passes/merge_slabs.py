@@ -20,8 +20,8 @@ from mlir.dialects import arith, memref, scf
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
-from .kernel_memory import _users, root_of, top_in, writes_between
-from .rematerialize import covers, element_slice
+from ..loop_ir import covers, root_of, top_in, users_of, writes_between
+from .rematerialize import element_slice
 
 _MAX_PIECES = 4
 
@@ -123,7 +123,7 @@ def _slabs(root: ir.Value, pieces: list):
             start, end = order.index(group[0].writer), order.index(group[-1].writer)
             span = order[start : end + 1]
             writers = {p.writer for p in group}
-            touching = {top_in(u, block) for u in _users(root)}
+            touching = {top_in(u, block) for u in users_of(root)}
             if any(op in touching and op not in writers for op in span):
                 continue
             if any(_sources_change(p, group[-1].writer) for p in group):

@@ -18,9 +18,8 @@ from mlir.dialects import func
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, register_pass
 
-from .kernel_memory import _users, root_of, top_in, writes_between
-from .matmul import LAYOUT_ATTR, is_matmul_call
-from .rematerialize import ops_after, overwrites, refills
+from ..loop_ir import ops_after, overwrites, refills, root_of, top_in, users_of, writes_between
+from ..products import LAYOUT_ATTR, is_matmul_call
 
 
 @register_pass
@@ -68,7 +67,7 @@ def _copy_into(buffer: ir.Value, call: ir.Operation):
     if nest is None or not overwrites(nest, buffer):
         return None
     products = _products_reading(nest, buffer)
-    store = next(u for u in _users(buffer) if u.name == "memref.store" and _within(u, nest))
+    store = next(u for u in users_of(buffer) if u.name == "memref.store" and _within(u, nest))
     if not products or store.operands[1] != buffer:
         return None
     ivs = list(nest.regions[0].blocks[0].arguments)
@@ -88,7 +87,7 @@ def _copy_into(buffer: ir.Value, call: ir.Operation):
 
 def _last_writer(buffer: ir.Value, call: ir.Operation) -> ir.Operation | None:
     """The top-level op before `call` that last touched `buffer`'s allocation."""
-    tops = {top_in(u, call.block) for u in _users(buffer)}
+    tops = {top_in(u, call.block) for u in users_of(buffer)}
     before = [o.operation for o in call.block.operations]
     before = before[: before.index(call)]
     return next((op for op in reversed(before) if op in tops), None)
@@ -104,7 +103,7 @@ def _products_reading(nest: ir.Operation, buffer: ir.Value) -> list | None:
     )
     window = set(later[:horizon])
     products = []
-    for user in _users(buffer):
+    for user in users_of(buffer):
         top = top_in(user, nest.block)
         if top not in window or user.name == "memref.dealloc":
             continue
