@@ -45,6 +45,7 @@ def whole(view: ir.Value) -> bool:
 
 
 def is_argument(root: ir.Value) -> bool:
+    """`root` is a block argument (a function argument may alias another; an allocation not)."""
     return isinstance(root.owner, ir.Block)
 
 
@@ -79,6 +80,7 @@ def all_ops(root: ir.Operation):
 
 
 def defined_inside(root: ir.Operation) -> set:
+    """The values `root` and the ops nested in it define (results and block arguments)."""
     inside = set()
     for op in all_ops(root):
         inside.update(op.results)
@@ -98,6 +100,7 @@ def top_in(op: ir.Operation, block: ir.Block) -> ir.Operation | None:
 
 
 def ops_after(op: ir.Operation) -> list:
+    """The ops after `op` in its block."""
     ops = [o.operation for o in op.block.operations]
     return ops[ops.index(op) + 1 :]
 
@@ -109,6 +112,8 @@ _NO_WRITE = (*VIEW_OPS, "memref.load", "memref.dim")
 
 
 def written_roots(op: ir.Operation) -> list[ir.Value]:
+    """The buffers `op` (or an op nested in it) may write: stored to, or passed to an op that
+    is not a view, a load or a dim."""
     roots = []
     for inner in all_ops(op):
         if inner.name == "memref.store":

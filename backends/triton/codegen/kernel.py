@@ -16,9 +16,12 @@ views made inside the kernel are offset/stride expressions over them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mlir import ir
 
 from aten_mlir.dialects import describe_location
+from aten_mlir.registry import Registry
 
 from ..loop_ir import all_ops, dead_after, defined_inside, ops_after, refills, root_of
 from . import kernel_loops
@@ -27,6 +30,11 @@ from .kernel_types import Kernel, KernelError, NeedScalar, Param, View, param_si
 from .ops import OPS, expression
 from .source_text import comment
 from .views import kernel_view
+
+# op name -> the KernelWriter method that writes it (scalar ops are in ops.OPS), registered
+# right above each method; `_emit_op` calls the method of that name on the writer, so a
+# subclass's override (a row tail's emit_load, a prologue's emit_store) is the one that runs.
+KERNEL_OPS: Registry[Callable] = Registry("Triton kernel statement")
 
 
 class KernelWriter:
@@ -251,11 +259,12 @@ class KernelWriter:
         if op.name in OPS:
             self.define(op.results[0], expression(self, op), self.is_block(*op.operands))
             return
-        method = _KERNEL_OPS.get(op.name)
+        method = KERNEL_OPS.get(op.name)
         if method is None:
             raise KernelError(f"{loc}: '{op.name}' has no Triton translation")
-        getattr(self, method)(op)
+        getattr(self, method.__name__)(op)
 
+    @KERNEL_OPS.register("memref.load")
     def emit_load(self, op: ir.Operation) -> None:
         memref, *indices = op.operands
         block = self.is_block(*indices)
@@ -268,6 +277,7 @@ class KernelWriter:
             return
         self.define(op.results[0], f"tl.load({addr}{self.mask(*indices)})", block)
 
+    @KERNEL_OPS.register("memref.store")
     def emit_store(self, op: ir.Operation) -> None:
         value, memref, *indices = op.operands
         if self.is_block(value) and not self.is_block(*indices) and self.mode in ("block", "tile"):
@@ -277,13 +287,16 @@ class KernelWriter:
             addr, memref, self.v(value), self.is_block(value), self.mask(value, *indices)
         )
 
+    @KERNEL_OPS.register("memref.dim")
     def emit_dim(self, op: ir.Operation) -> None:
         dim = self._const_index(op.operands[1])
         self.names[op.results[0]] = self.view(op.operands[0]).sizes[dim]
 
+    @KERNEL_OPS.register_each("memref.subview", "memref.expand_shape", "memref.collapse_shape")
     def emit_view(self, op: ir.Operation) -> None:
         self.views[op.results[0]] = kernel_view(self, op)
 
+    @KERNEL_OPS.register_each("memref.cast", "memref.assume_alignment")
     def emit_alias(self, op: ir.Operation) -> None:
         self.views[op.results[0]] = self.view(op.operands[0])
 
@@ -297,9 +310,11 @@ class KernelWriter:
         if self.mode in ("block", "tile") and self.is_block(*values):
             raise NeedScalar()
 
+    @KERNEL_OPS.register("scf.for")
     def emit_for(self, op: ir.Operation) -> None:
         kernel_loops.emit_for(self, op)
 
+    @KERNEL_OPS.register("scf.if")
     def emit_if(self, op: ir.Operation) -> None:
         cond = op.operands[0]
         self._uniform_bounds(cond)
@@ -329,6 +344,7 @@ class KernelWriter:
         for res, name in zip(op.results, results):
             self.names[res] = name
 
+    @KERNEL_OPS.register("scf.parallel")  # nested: sequential loops inside the lane
     def emit_nested_parallel(self, op: ir.Operation) -> None:
         lbs, ubs, steps = _parallel_bounds(op)
         ivs = list(op.regions[0].blocks[0].arguments)
@@ -351,19 +367,3 @@ def _parallel_bounds(op: ir.Operation):
     n = (len(op.operands) - len(op.results)) // 3
     ops = list(op.operands)
     return ops[:n], ops[n : 2 * n], ops[2 * n : 3 * n]
-
-
-# op name -> the KernelWriter method that writes it (scalar ops are in ops.OPS)
-_KERNEL_OPS = {
-    "memref.load": "emit_load",
-    "memref.store": "emit_store",
-    "memref.dim": "emit_dim",
-    "scf.for": "emit_for",
-    "scf.if": "emit_if",
-    "scf.parallel": "emit_nested_parallel",  # nested: sequential loops inside the lane
-    "memref.subview": "emit_view",
-    "memref.expand_shape": "emit_view",
-    "memref.collapse_shape": "emit_view",
-    "memref.cast": "emit_alias",
-    "memref.assume_alignment": "emit_alias",
-}

@@ -16,20 +16,9 @@ from collections.abc import Callable
 
 from mlir import ir
 
-OPS: dict[str, Callable] = {}
+from aten_mlir.registry import Registry
 
-
-def emits(*names: str):
-    """Registers the decorated rule for each op name."""
-
-    def register(fn):
-        for name in names:
-            if name in OPS:
-                raise ValueError(f"two Triton rules for {name}")
-            OPS[name] = fn
-        return fn
-
-    return register
+OPS: Registry[Callable] = Registry("Triton kernel op")
 
 
 def _binary(symbol: str):
@@ -123,7 +112,7 @@ for _names, _symbol in {
     ("arith.divsi",): "//",
     ("arith.remsi",): "%",
 }.items():
-    emits(*_names)(_binary(_symbol))
+    OPS.register_each(*_names)(_binary(_symbol))
 
 for _name, _fn in {
     "arith.remf": "H.fmod",
@@ -173,10 +162,10 @@ for _name, _fn in {
     "math.isfinite": "H.isfinite",
     "arith.select": "tl.where",
 }.items():
-    emits(_name)(_call(_fn))
+    OPS.register(_name, _call(_fn))
 
 
-@emits("arith.andi", "arith.ori", "arith.xori")
+@OPS.register_each("arith.andi", "arith.ori", "arith.xori")
 def _bitwise(k, op):
     symbol = {"arith.andi": "&", "arith.ori": "|", "arith.xori": "^"}[op.name]
     a, b = op.operands
@@ -186,7 +175,7 @@ def _bitwise(k, op):
     return f"(({k.t(a)}.to(tl.int8) {symbol} {k.t(b)}.to(tl.int8)) != 0)"
 
 
-@emits("arith.divf")
+@OPS.register("arith.divf")
 def _divf(k, op):
     a, b = (k.v(o) for o in op.operands)
     if str(op.results[0].type) in ("f32", "bf16"):  # `/` is approximate on NVIDIA
@@ -194,18 +183,18 @@ def _divf(k, op):
     return f"({a} / {b})"
 
 
-@emits("math.sqrt")
+@OPS.register("math.sqrt")
 def _sqrt(k, op):
     fn = "tl.math.sqrt_rn" if str(op.results[0].type) in ("f32", "bf16") else "tl.sqrt"
     return f"{fn}({k.v(op.operands[0])})"
 
 
-@emits("arith.negf")
+@OPS.register("arith.negf")
 def _negf(k, op):
     return f"(-{k.v(op.operands[0])})"
 
 
-@emits("arith.constant")
+@OPS.register("arith.constant")
 def _constant(k, op):
     attr = op.attributes["value"]
     t = op.results[0].type
@@ -227,7 +216,7 @@ def _constant(k, op):
 _CMPI = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">=", 6: "<", 7: "<=", 8: ">", 9: ">="}
 
 
-@emits("arith.cmpi")
+@OPS.register("arith.cmpi")
 def _cmpi(k, op):
     pred = ir.IntegerAttr(op.attributes["predicate"]).value
     a, b = (k.v(o) for o in op.operands)
@@ -255,7 +244,7 @@ _CMPF = {
 }
 
 
-@emits("arith.cmpf")
+@OPS.register("arith.cmpf")
 def _cmpf(k, op):
     pred = ir.IntegerAttr(op.attributes["predicate"]).value
     a, b = (k.v(o) for o in op.operands)
@@ -264,7 +253,7 @@ def _cmpf(k, op):
     return _CMPF[pred].format(a=a, b=b)
 
 
-@emits(
+@OPS.register_each(
     "arith.extf",
     "arith.truncf",
     "arith.sitofp",
@@ -285,7 +274,7 @@ def _convert(k, op):
     return f"{x}.to({k.tl_type(to)})"
 
 
-@emits("arith.extui", "arith.uitofp", "arith.index_castui")
+@OPS.register_each("arith.extui", "arith.uitofp", "arith.index_castui")
 def _from_unsigned(k, op):
     src = op.operands[0].type
     to = op.results[0].type
@@ -297,18 +286,18 @@ def _from_unsigned(k, op):
     return f"{x}.to({k.tl_type(to)})"
 
 
-@emits("arith.fptoui")
+@OPS.register("arith.fptoui")
 def _fptoui(k, op):
     to = op.results[0].type
     return f"{k.t(op.operands[0])}.to(tl.int64).to({k.tl_type(to)})"
 
 
-@emits("arith.bitcast")
+@OPS.register("arith.bitcast")
 def _bitcast(k, op):
     return f"{k.t(op.operands[0])}.to({k.tl_type(op.results[0].type)}, bitcast=True)"
 
 
-@emits("arith.shrui")
+@OPS.register("arith.shrui")
 def _shrui(k, op):
     t = op.operands[0].type
     a = k.unsigned(k.t(op.operands[0]), t)
@@ -316,7 +305,7 @@ def _shrui(k, op):
     return f"({a} >> {b}).to({k.tl_type(t)}, bitcast=True)"
 
 
-@emits("math.ctlz")
+@OPS.register("math.ctlz")
 def _ctlz(k, op):
     t = op.operands[0].type
     bits = 64 if isinstance(t, ir.IndexType) else ir.IntegerType(t).width
@@ -324,7 +313,7 @@ def _ctlz(k, op):
     return f"H.ctlz({x}, {bits}).to({k.tl_type(op.results[0].type)})"
 
 
-@emits("arith.divui", "arith.remui", "arith.maxui", "arith.minui")
+@OPS.register_each("arith.divui", "arith.remui", "arith.maxui", "arith.minui")
 def _unsigned_binary(k, op):
     t = op.operands[0].type
     a, b = (k.unsigned(k.t(o), t) for o in op.operands)
@@ -337,6 +326,6 @@ def _unsigned_binary(k, op):
     return f"{expr}.to({k.tl_type(t)}, bitcast=True)"
 
 
-@emits("math.fpowi", "math.ipowi")
+@OPS.register_each("math.fpowi", "math.ipowi")
 def _powi(k, op):
     return f"H.powi({k.v(op.operands[0])}, {k.v(op.operands[1])})"

@@ -1,6 +1,6 @@
 """Launcher (host) translations: allocations, views, copies and scalar arithmetic between
-kernel launches, one rule per op name (`@host("memref.alloc")`, a rule `fn(w, op)` writing
-through the segment writer `w`).
+kernel launches, one rule per op name (`@HOST.register("memref.alloc")`, a rule `fn(w, op)`
+writing through the segment writer `w`).
 
 Host integers are Python ints wrapped to their width; host floats are numpy scalars of their
 precision (bfloat16 rounded through torch), so sizes, seeds and 0-d computations match the
@@ -14,19 +14,11 @@ from collections.abc import Callable
 from mlir import ir
 
 from aten_mlir.dialects import dtype_of
+from aten_mlir.registry import Registry
 
 from ..codegen.kernel_types import KernelError
 
-HOST: dict[str, Callable] = {}
-
-
-def host(*names: str):
-    def register(fn):
-        for name in names:
-            HOST[name] = fn
-        return fn
-
-    return register
+HOST: Registry[Callable] = Registry("Triton host op")
 
 
 _HOST_BINARY = {
@@ -114,12 +106,12 @@ _HOST_EXTRA = {
 }
 
 
-@host("arith.constant")
+@HOST.register("arith.constant")
 def _constant(w, op):
     w.names[op.results[0]] = host_constant(op)
 
 
-@host(*_HOST_BINARY, *_HOST_EXTRA)
+@HOST.register_each(*_HOST_BINARY, *_HOST_EXTRA)
 def _arith(w, op):
     operands = [w.v(o) for o in op.operands]
     fmt = _HOST_BINARY.get(op.name) or _HOST_EXTRA[op.name]
@@ -129,7 +121,7 @@ def _arith(w, op):
     w.define(op.results[0], typed(expr, op.results[0].type))
 
 
-@host("arith.cmpi")
+@HOST.register("arith.cmpi")
 def _cmpi(w, op):
     pred = ir.IntegerAttr(op.attributes["predicate"]).value
     a, b = (w.v(o) for o in op.operands)
@@ -139,14 +131,14 @@ def _cmpi(w, op):
     w.define(op.results[0], f"({a} {_HOST_CMPI[pred]} {b})")
 
 
-@host("arith.cmpf")
+@HOST.register("arith.cmpf")
 def _cmpf(w, op):
     pred = ir.IntegerAttr(op.attributes["predicate"]).value
     a, b = (w.v(o) for o in op.operands)
     w.define(op.results[0], f"cmpf({pred}, {a}, {b})")
 
 
-@host("math.ctlz")
+@HOST.register("math.ctlz")
 def _ctlz(w, op):
     # leading zeros of the value's bits (a sort's stage count: log2 of a dynamic size)
     width = _width(op.operands[0].type)
@@ -154,13 +146,13 @@ def _ctlz(w, op):
     w.define(op.results[0], typed(f"({width} - {bits}.bit_length())", op.results[0].type))
 
 
-@host("arith.select")
+@HOST.register("arith.select")
 def _select(w, op):
     c, a, b = (w.v(o) for o in op.operands)
     w.define(op.results[0], f"({a} if {c} else {b})")
 
 
-@host(*_HOST_CASTS)
+@HOST.register_each(*_HOST_CASTS)
 def _cast(w, op):
     value = w.v(op.operands[0])
     if op.name in ("arith.extui", "arith.uitofp", "arith.index_castui"):
@@ -170,7 +162,7 @@ def _cast(w, op):
     w.define(op.results[0], typed(value, op.results[0].type))
 
 
-@host("memref.alloc", "memref.alloca")
+@HOST.register_each("memref.alloc", "memref.alloca")
 def _alloc(w, op):
     t = ir.MemRefType(op.results[0].type)
     shape = _shape(w, t, iter(op.operands))
@@ -178,29 +170,29 @@ def _alloc(w, op):
     w.define(op.results[0], f"pool.empty([{', '.join(shape)}], {dtype}, dev)")
 
 
-@host("memref.dealloc")
+@HOST.register("memref.dealloc")
 def _dealloc(w, op):
     w.emit(f"pool.release({w.v(op.operands[0])})")
 
 
-@host("memref.dim")
+@HOST.register("memref.dim")
 def _dim(w, op):
     w.define(op.results[0], f"{w.v(op.operands[0])}.shape[{w.v(op.operands[1])}]")
 
 
-@host("memref.extract_aligned_pointer_as_index")
+@HOST.register("memref.extract_aligned_pointer_as_index")
 def _base_pointer(w, op):
     # the deallocation pipeline compares buffers' base pointers when a buffer may alias another
     # (a result picked at run time); each pool allocation owns its storage
     w.define(op.results[0], f"{w.v(op.operands[0])}.untyped_storage().data_ptr()")
 
 
-@host("memref.cast", "memref.assume_alignment")
+@HOST.register_each("memref.cast", "memref.assume_alignment")
 def _alias(w, op):
     w.names[op.results[0]] = w.v(op.operands[0])
 
 
-@host("memref.expand_shape", "memref.collapse_shape")
+@HOST.register_each("memref.expand_shape", "memref.collapse_shape")
 def _reshape(w, op):
     t = ir.MemRefType(op.results[0].type)
     if op.name == "memref.expand_shape":
@@ -210,18 +202,18 @@ def _reshape(w, op):
     w.define(op.results[0], f"{w.v(op.operands[0])}.view([{', '.join(shape)}])")
 
 
-@host("memref.subview")
+@HOST.register("memref.subview")
 def _subview(w, op):
     w.define(op.results[0], _host_subview(w, op))
 
 
-@host("memref.copy")
+@HOST.register("memref.copy")
 def _copy(w, op):
     src, dst = (w.v(o) for o in op.operands)
     w.emit(f"copy({dst}, {src})")
 
 
-@host("memref.load")
+@HOST.register("memref.load")
 def _load(w, op):
     memref, *indices = op.operands
     idx = ", ".join(w.v(i) for i in indices)
@@ -229,7 +221,7 @@ def _load(w, op):
     w.define(op.results[0], f"scalar({target})")
 
 
-@host("memref.store")
+@HOST.register("memref.store")
 def _store(w, op):
     value, memref, *indices = op.operands
     idx = ", ".join(w.v(i) for i in indices)
@@ -237,7 +229,7 @@ def _store(w, op):
     w.emit(f"store({w.v(memref)}, {index}, {w.v(value)})")
 
 
-@host("func.return")
+@HOST.register("func.return")
 def _return(w, op):
     outs = ", ".join(w.v(o) for o in op.operands)
     w.emit(f"return ({outs},)" if outs else "return ()")
