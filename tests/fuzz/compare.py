@@ -44,11 +44,11 @@ def _tensor_mismatch(e: torch.Tensor, a, chain) -> str | None:
         return f"shape {list(a.shape)}, eager {list(e.shape)}"
     if a.dtype != e.dtype:
         return f"dtype {a.dtype}, eager {e.dtype}"
-    bad = _bad_elements(e, a, chain)
+    bad = bad_elements(e, a, chain)
     return _first_difference(e, a, bad) if bad.any() else None
 
 
-def _bad_elements(e: torch.Tensor, a: torch.Tensor, chain=None) -> torch.Tensor:
+def bad_elements(e: torch.Tensor, a: torch.Tensor, chain=None) -> torch.Tensor:
     if not e.dtype.is_floating_point:
         return a != e
     rtol, atol = TOLERANCES[e.dtype]
@@ -73,7 +73,7 @@ def finite_differences_only(expected, actual, chain=None) -> bool:
     for e, a in zip(expected, actual):
         if not isinstance(a, torch.Tensor) or a.shape != e.shape or a.dtype != e.dtype:
             return False
-        bad = _bad_elements(e, a, chain)
+        bad = bad_elements(e, a, chain)
         if bad.any() and not (
             e.dtype.is_floating_point and e[bad].isfinite().all() and a[bad].isfinite().all()
         ):

@@ -62,13 +62,15 @@ def test_program_round_trips_and_runs_in_eager():
 
 def test_eager_overflow_is_told_apart_by_float64_eager(monkeypatch):
     # gelu(inf) is NaN in eager's float32 kernel; inf (its limit) here: float64 eager agrees
-    p = FuzzProgram(inputs=[TensorSpec([3], special=True)], steps=[Step("u_gelu", [0])], outputs=[1])
+    gelu = [Step("u_gelu", [0])]
+    p = FuzzProgram(inputs=[TensorSpec([3], special=True)], steps=gelu, outputs=[1])
     x = torch.tensor([float("inf"), 1.0, -2.0])
     monkeypatch.setattr(FuzzProgram, "example_inputs", lambda self, variant=0: (x.clone(),))
-    assert p.module()(x)[0].isnan()
+    eager = p.module()(x)
+    assert eager[0].isnan()
     ours = torch.nn.functional.gelu(x.double()).float()
-    assert runner._float64_agrees(p, 0, ours, None)
-    assert not runner._float64_agrees(p, 0, ours + 1, None)
+    assert runner._float64_agrees(p, 0, eager, ours, None)
+    assert not runner._float64_agrees(p, 0, eager, ours + 1, None)
 
 
 def test_a_late_stage_failure_is_a_bug():
