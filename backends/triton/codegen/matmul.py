@@ -54,7 +54,7 @@ def {name}(a, b, c, M, N, K, K2, B1, sa0, sa1, sam, sak, sak2, sb0, sb1, sbk, sb
     cmask = (rm[:, None] < M) & (rn[None, :] < N)
 """
 # A partner product (same A, another B and C: SwiGLU's gate beside its up projection) shares
-# the A tiles; its result is `accqv`, which the tail reads (see pairs.py).
+# the A tiles; its result is `accqv`, which the tail reads (see epilogue.partner_of).
 _PAIR_PARAMS = " bq, sbq0, sbq1, sbqk, sbqn, sbqk2, cq, scq0, scq1, scqm, scqn,"
 PAIR_STRIDES = "sbq0 sbq1 sbqk sbqn sbqk2 scq0 scq1 scqm scqn".split()
 _PAIR_INIT = """    bq_cols = bq + b0 * sbq0 + b1 * sbq1 + rn[None, :] * sbqn

@@ -177,7 +177,7 @@ def _fold_into(user: ir.Operation, operand: int, pad: _Pad) -> None:
 
 def _is_windowed_product(block: ir.Block, operand: int, value: ir.Value) -> bool:
     """The reader is `out + padded * w` with a zero pad: a convolution the outlining can still
-    make a `tl.dot` kernel of (see conv.py)."""
+    make a `tl.dot` kernel of (see codegen/conv.py)."""
     body = [o.operation for o in block.operations]
     if [o.name for o in body] != ["arith.mulf", "arith.addf", "linalg.yield"]:
         return False
