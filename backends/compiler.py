@@ -26,7 +26,7 @@ from aten_mlir.passes.lowering import (
     TRITON_STAGES,
     without_repeat_outlining,
 )
-from aten_mlir.passes.outline_repeats import GLUE
+from aten_mlir.passes.ir import GLUE
 
 from .isolate import ChildCrashed, crashing_pass, isolation_enabled, run_isolated
 from .partition import PartitionError, outline

@@ -14,7 +14,7 @@ from mlir import ir
 from mlir.dialects import arith, func, tensor
 
 from aten_mlir.dialects import describe_location
-from aten_mlir.passes.aten_to_linalg.builder import has_storage_type, storage_type
+from aten_mlir.passes.ir import has_storage_type, storage_type
 
 CAST = "builtin.unrealized_conversion_cast"
 

@@ -18,7 +18,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .registry import ModulePass, nested_ops, register_pass
+from .ir import nested_ops
+from .registry import ModulePass, register_pass
 
 _PURE = ("arith.", "math.", "index.", "affine.apply")
 

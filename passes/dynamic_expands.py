@@ -28,8 +28,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .monomials import Mono, divides, mul
-from .registry import ModulePass, PassFailure, register_pass, walked_ops
+from .ir import walked_ops
+from .ir.monomials import Mono, divides, mul
+from .registry import ModulePass, PassFailure, register_pass
 
 _DYN = ir.ShapedType.get_dynamic_size()
 

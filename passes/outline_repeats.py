@@ -32,16 +32,9 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import func
 
-from .registry import (
-    ModulePass,
-    defined_functions,
-    option,
-    outside_uses,
-    register_pass,
-    walked_ops,
-)
+from .ir import GLUE, defined_functions, outside_uses, walked_ops
+from .registry import ModulePass, option, register_pass
 
-GLUE = "aten.glue"
 # Ops rematerialized in each block's function (when their operands are) rather than passed.
 _CLONED = frozenset(
     {

@@ -14,7 +14,8 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .registry import ModulePass, nested_ops, register_pass
+from .ir import nested_ops
+from .registry import ModulePass, register_pass
 
 
 def _accumulates_into(user: ir.Operation, operand: int) -> bool:

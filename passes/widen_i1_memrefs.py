@@ -16,7 +16,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith
 
-from .registry import ModulePass, register_pass, walked_ops
+from .ir import walked_ops
+from .registry import ModulePass, register_pass
 
 
 def _is_i1(t: ir.Type) -> bool:

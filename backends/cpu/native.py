@@ -27,7 +27,7 @@ from pathlib import Path
 
 from mlir import ir
 
-from aten_mlir.passes.outline_repeats import GLUE
+from aten_mlir.passes.ir import GLUE
 
 from . import threads
 from .abi import NativeFunction

@@ -16,6 +16,12 @@ from mlir.dialects import complex as cx
 from aten_mlir.dialects import get_op_def
 
 from ..decompose.registry import DecompositionRewriter
+from ..ir.conventions import (  # noqa: F401 (the storage convention, re-exported here)
+    has_storage_type,
+    is_bool_tensor,
+    is_unsigned_type,
+    storage_type,
+)
 
 PARALLEL = linalg.IteratorType.parallel
 REDUCTION = linalg.IteratorType.reduction
@@ -182,14 +188,6 @@ class LoweringRewriter(DecompositionRewriter):
         return convert(x, to, unsigned)
 
 
-def is_bool_tensor(t: ir.Type) -> bool:
-    return (
-        isinstance(t, ir.RankedTensorType)
-        and isinstance(t.element_type, ir.IntegerType)
-        and ir.IntegerType(t.element_type).width == 1
-    )
-
-
 # The unsigned storage values of the op being lowered (rules run one at a time): lets dtype
 # helpers that see only a value (`elementwise_core.dtype`, torch's promotion) read uint8 storage
 # as uint8. Replaced by each new LoweringRewriter, so no value outlives its op's rewrite here.
@@ -199,30 +197,6 @@ _CURRENT_UNSIGNED: set = set()
 def stored_as_unsigned(v: ir.Value) -> bool:
     """Whether `v` is the signless storage of an unsigned operand of the op being lowered."""
     return v in _CURRENT_UNSIGNED
-
-
-def is_unsigned_type(t: ir.Type) -> bool:
-    """A tensor (or element) type of unsigned ints."""
-    e = ir.ShapedType(t).element_type if isinstance(t, ir.ShapedType) else t
-    return isinstance(e, ir.IntegerType) and ir.IntegerType(e).is_unsigned
-
-
-def has_storage_type(t: ir.Type) -> bool:
-    """Bool and unsigned tensors are built, and cross native boundaries, as signless ints."""
-    return isinstance(t, ir.RankedTensorType) and (is_bool_tensor(t) or is_unsigned_type(t))
-
-
-def storage_type(t: ir.Type) -> ir.Type:
-    """The type a tensor is built as: bool tensors are i8 tensors holding 0 or 1, unsigned ints
-    are signless ints of the same width (the same bytes)."""
-    if has_storage_type(t):
-        t = ir.RankedTensorType(t)
-        bits = max(8, ir.IntegerType(t.element_type).width)
-        signless = ir.IntegerType.get_signless(bits, context=t.context)
-        return ir.RankedTensorType.get(
-            t.shape, signless, t.encoding, loc=ir.Location.unknown(t.context)
-        )
-    return t
 
 
 def to_storage(v: ir.Value, at) -> ir.Value:
