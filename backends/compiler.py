@@ -1,6 +1,7 @@
 """`compile()`: an ExportedProgram or Program -> a `CompiledProgram` for the CPU.
 
-The stages are `passes.lowering.LOWERING_STAGES`, run in order. After `aten-to-linalg` the ops
+The stages are `backends.cpu.pipeline.CPU_STAGES` (`backends.triton.pipeline.TRITON_STAGES`
+for Triton), run in order. After `aten-to-linalg` the ops
 without a lowering (if any) are split out as eager fallbacks and the rest is outlined into segment
 functions; the remaining stages lower those to LLVM and `backends.cpu` makes native code of them.
 """
@@ -17,16 +18,13 @@ import torch
 from mlir import ir
 from mlir.dialects import func
 
+from aten_mlir.backends.cpu.pipeline import CPU_STAGES
 from aten_mlir.dialects import describe_location, make_context, verify_module
 from aten_mlir.frontend.importer import import_program
 from aten_mlir.frontend.program import IRParseError, Program
 from aten_mlir.passes import PipelineError, PipelineFailedError, run_pipeline
-from aten_mlir.passes.lowering import (
-    LOWERING_STAGES,
-    TRITON_STAGES,
-    without_repeat_outlining,
-)
 from aten_mlir.passes.ir import GLUE
+from aten_mlir.passes.stages import without_repeat_outlining
 
 from .isolate import ChildCrashed, crashing_pass, isolation_enabled, run_isolated
 from .partition import PartitionError, outline
@@ -59,8 +57,10 @@ class CompileError(RuntimeError):
 def _repro(stage, input_file: Path | None) -> str | None:
     if input_file is None:
         return None
+    from aten_mlir.backends.triton.pipeline import TRITON_STAGES
+
     # a Triton stage of the same name as a CPU one runs another pipeline
-    target = "--target triton " if stage in TRITON_STAGES and stage not in LOWERING_STAGES else ""
+    target = "--target triton " if stage in TRITON_STAGES and stage not in CPU_STAGES else ""
     return f"aten-opt {target}--stage {stage.name} {shlex.quote(str(input_file))}"
 
 
@@ -120,7 +120,9 @@ def _compile(program, target, dump_dir, opt_level, cache_dir, cache) -> Compiled
         return hit
     dump = Path(dump_dir) if dump_dir is not None else None
     if target == "triton":
-        from .triton import KernelError, build  # also registers triton-outline-matmul
+        from aten_mlir.backends.triton.pipeline import TRITON_STAGES
+
+        from .triton import KernelError, build  # also registers the triton-* passes
 
         main, module = _lower(program, dump, TRITON_STAGES)
 
@@ -132,7 +134,7 @@ def _compile(program, target, dump_dir, opt_level, cache_dir, cache) -> Compiled
     try:
         main, module = _lower(program, dump)
     except _AliasCheckNeeded:
-        main, module = _lower(program, dump, without_repeat_outlining(LOWERING_STAGES))
+        main, module = _lower(program, dump, without_repeat_outlining(CPU_STAGES))
     from .cpu import NativeBuildError, compile_llvm_module
 
     try:
@@ -189,7 +191,7 @@ def _load(cache_dir, key, context, exported=None, program=None) -> CompiledProgr
     return compiled
 
 
-def _lower(program: Program, dump: Path | None, stages=LOWERING_STAGES):
+def _lower(program: Program, dump: Path | None, stages=CPU_STAGES):
     """Runs every stage on a copy of the program: (the `@main` plan, the LLVM-dialect module
     of its native segments), in the program's context.
 
@@ -294,7 +296,7 @@ def _lower_in(program: Program, dump: Path | None, stages, context: ir.Context, 
         _run_stage(stage, module, previous, replay)
         if stage.name == "decompose":
             verify_module(module)
-        if stage.name == "bufferize" and stages is LOWERING_STAGES and _alias_checked(module):
+        if stage.name == "bufferize" and stages is CPU_STAGES and _alias_checked(module):
             raise _AliasCheckNeeded
         if stage.name == "aten-to-linalg":
             main = work.main

@@ -1,23 +1,14 @@
 """Passes over aten IR: a registry of named passes and mlir-opt style pipelines."""
 
 from . import (  # noqa: F401  (registers the passes)
-    accurate_math,
     aten_to_linalg,
-    c_interface,
     clamp_indices,
     clone_broadcast_producers,
     contraction_prologue,
-    cpu_contractions,
-    cpu_copies,
-    cpu_fuse_row_nests,
-    cpu_parallelize,
-    cpu_vectorize,
     decompose,
     drop_dead,
     dynamic_expands,
     expand_casts,
-    fast_math,
-    outline_nests,
     outline_repeats,
     reuse_dead_inputs,
     split_deallocs,

@@ -1,5 +1,6 @@
-"""The lowering stages `aten-opt --stage` runs: the CPU's (`passes.lowering.LOWERING_STAGES`) or
-Triton's (`TRITON_STAGES`, with `--target triton`), by name or as a range `first..last`."""
+"""The lowering stages `aten-opt --stage` runs: the CPU's (`backends.cpu.pipeline.CPU_STAGES`)
+or Triton's (`backends.triton.pipeline.TRITON_STAGES`, with `--target triton`), by name or as a
+range `first..last`."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ TARGETS = ("cpu", "triton")
 
 
 def _stages(target: str) -> list:
-    from aten_mlir.passes.lowering import LOWERING_STAGES, TRITON_STAGES
+    from aten_mlir.backends.cpu.pipeline import CPU_STAGES
+    from aten_mlir.backends.triton.pipeline import TRITON_STAGES
 
-    return {"cpu": LOWERING_STAGES, "triton": TRITON_STAGES}[target]
+    return {"cpu": CPU_STAGES, "triton": TRITON_STAGES}[target]
 
 
 def target_of(specs: list[str]) -> str:

@@ -5,7 +5,8 @@ that mixes broadcasting, promotion, comparisons and a bool result, static and dy
 import torch
 
 import aten_mlir
-from aten_mlir.passes.lowering import stage_names
+from aten_mlir.backends.cpu.pipeline import CPU_STAGES
+from aten_mlir.passes.stages import stage_names
 
 
 def run(f):
@@ -33,7 +34,7 @@ Y = torch.tensor([2.0, 4.0, -1.0])
 @run
 def static_shapes():
     program = aten_mlir.compile(torch.export.export(Mix(), (X, Y)))
-    print("stages:", " ".join(stage_names()))
+    print("stages:", " ".join(stage_names(CPU_STAGES)))
     print("fallbacks:", program.fallbacks)
     z, gt, fd = program(X, Y)
     print("z:", z.flatten().tolist())

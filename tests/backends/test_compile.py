@@ -12,8 +12,9 @@ import pytest
 import torch
 
 import aten_mlir
+from aten_mlir.backends.cpu.pipeline import CPU_STAGES
 from aten_mlir.frontend.program import IRParseError, Program
-from aten_mlir.passes.lowering import stage_names
+from aten_mlir.passes.stages import stage_names
 from tests.modules import Fn
 
 _REPO = Path(__file__).resolve().parents[2]
@@ -82,16 +83,16 @@ def test_dump_dir_has_every_stage(tmp_path):
     ep = torch.export.export(Counter(), (torch.ones(3),))
     aten_mlir.compile(ep, dump_dir=tmp_path)
     names = sorted(p.name for p in tmp_path.iterdir())
-    for i, stage in enumerate(stage_names(), start=1):
+    for i, stage in enumerate(stage_names(CPU_STAGES), start=1):
         assert f"{i:02d}-{stage}.mlir" in names
     assert "00-input.mlir" in names and "02-aten-to-linalg.main.mlir" in names
-    assert "llvm.func" in (tmp_path / f"{len(stage_names()):02d}-llvm.mlir").read_text()
+    assert "llvm.func" in (tmp_path / f"{len(stage_names(CPU_STAGES)):02d}-llvm.mlir").read_text()
 
 
 def test_every_dumped_stage_replays_with_aten_opt(tmp_path):
     ep = torch.export.export(Counter(), (torch.ones(3),))
     aten_mlir.compile(ep, dump_dir=tmp_path)
-    names = stage_names()
+    names = stage_names(CPU_STAGES)
     for i, stage in enumerate(names[2:], start=3):
         source = tmp_path / f"{i - 1:02d}-{names[i - 2]}.mlir"
         run = subprocess.run(
@@ -220,8 +221,8 @@ def test_an_abort_in_a_stage_is_a_compile_error(monkeypatch):
 
 def test_a_triton_stage_failure_repro_names_the_triton_pipeline(monkeypatch):
     from aten_mlir.backends import compiler
+    from aten_mlir.backends.triton.pipeline import TRITON_STAGES
     from aten_mlir.passes import PipelineError
-    from aten_mlir.passes.lowering import TRITON_STAGES
 
     fusion = next(s for s in TRITON_STAGES if s.name == "fusion")
     real = compiler.run_pipeline

@@ -177,9 +177,10 @@ def corpus(per_seed: int = PER_SEED) -> list[tuple[str, bytes]]:
 
 def stage_argvs() -> list[list[str]]:
     """One `--stage` run per CPU and per Triton stage."""
-    from aten_mlir.passes.lowering import LOWERING_STAGES, TRITON_STAGES
+    from aten_mlir.backends.cpu.pipeline import CPU_STAGES
+    from aten_mlir.backends.triton.pipeline import TRITON_STAGES
 
-    cpu = [["--stage", s.name] for s in LOWERING_STAGES]
+    cpu = [["--stage", s.name] for s in CPU_STAGES]
     return cpu + [["--target", "triton", "--stage", s.name] for s in TRITON_STAGES]
 
 

@@ -264,15 +264,16 @@ def test_invalid_utf8_is_located(tmp_path, capsys):
     ],
 )
 def test_stages_of_either_target(argv, target, name):
-    from aten_mlir.passes.lowering import LOWERING_STAGES, TRITON_STAGES
+    from aten_mlir.backends.cpu.pipeline import CPU_STAGES
+    from aten_mlir.backends.triton.pipeline import TRITON_STAGES
 
-    stages = {"cpu": LOWERING_STAGES, "triton": TRITON_STAGES}[target]
+    stages = {"cpu": CPU_STAGES, "triton": TRITON_STAGES}[target]
     args, pipeline = parse_args([*argv, "x.mlir"])
     assert (args.target, pipeline) == (target, next(s for s in stages if s.name == name).pipeline)
 
 
 def test_triton_stage_range_and_unknown_stage(capsys):
-    from aten_mlir.passes.lowering import TRITON_STAGES
+    from aten_mlir.backends.triton.pipeline import TRITON_STAGES
 
     _, pipeline = parse_args(["--target", "triton", "--stage", "loops..", "x.mlir"])
     assert pipeline == ",".join(s.pipeline for s in TRITON_STAGES[-2:])

@@ -28,7 +28,7 @@ func.func @sqrt_int(%x: tensor<3xi64>) -> tensor<3xf32> {
 
 // -----
 
-// log1p stays math.log1p: the LLVM stage calls libm's log1p for it (aten-accurate-math).
+// log1p stays math.log1p: the LLVM stage calls libm's log1p for it (cpu-accurate-math).
 // CHECK-LABEL: func.func @log1p
 // CHECK: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
 // CHECK-NEXT: %[[L:.+]] = math.log1p %[[IN]] : f32

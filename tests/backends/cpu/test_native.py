@@ -17,7 +17,7 @@ from aten_mlir.backends.cpu import (
     parse_memref_type,
 )
 
-# A test-only lowering to the LLVM dialect; the real pipeline lives in passes/lowering.py.
+# A test-only lowering to the LLVM dialect; the real pipeline lives in backends/cpu/pipeline.py.
 PIPELINE = (
     "builtin.module(one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map}, buffer-deallocation-pipeline, "

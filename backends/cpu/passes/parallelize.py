@@ -11,7 +11,7 @@ thread as one call over every iteration. A loop's body is untouched: inner vecto
 whole, and loops nested in an outlined one run serially on their thread.
 
 `scf.parallel` nests without reductions are independent by construction; an `scf.for` (what the
-vectorize passes emit) is when `cpu_parallel_deps` proves it. Memrefs cross as their LLVM
+vectorize passes emit) is when `parallel_deps` proves it. Memrefs cross as their LLVM
 descriptors through `unrealized_conversion_cast`, which `reconcile-unrealized-casts` folds away
 once `finalize-memref-to-llvm` has lowered both sides, as upstream's GPU outlining does.
 """
@@ -24,8 +24,15 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, builtin, func, llvm, scf
 
-from .cpu_parallel_deps import iterations_independent
-from .registry import ModulePass, defined_functions, nested_ops, option, register_pass
+from aten_mlir.passes.registry import (
+    ModulePass,
+    defined_functions,
+    nested_ops,
+    option,
+    register_pass,
+)
+
+from .parallel_deps import iterations_independent
 
 RUNTIME = "aten_mlir_parallel_for"
 # Estimated ops (a vector op counts its lanes / 8) below which a loop stays serial: waking the

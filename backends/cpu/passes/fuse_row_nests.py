@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .registry import MEMREF_VIEWS, ModulePass, register_pass, view_root
+from aten_mlir.passes.registry import MEMREF_VIEWS, ModulePass, register_pass, view_root
 
 # Accesses: op name -> (position of the memref, position of the first index, is a write).
 _ACCESSES = {

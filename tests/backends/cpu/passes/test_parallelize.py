@@ -8,8 +8,8 @@ import torch
 from mlir import ir
 
 import aten_mlir
+from aten_mlir.backends.cpu.passes.parallel_deps import iterations_independent
 from aten_mlir.dialects import make_context
-from aten_mlir.passes.cpu_parallel_deps import iterations_independent
 from tests.modules import Fn
 
 # An outer-product kernel's shape: blocks of 64 rows of C, tiles of `ROWS` rows inside a block,

@@ -1,4 +1,4 @@
-"""`aten-emit-c-interface`: marks every public function for a C-callable wrapper before LLVM
+"""`cpu-emit-c-interface`: marks every public function for a C-callable wrapper before LLVM
 lowering (private ones, such as outlined loop nests, are only called from inside the module)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .registry import ModulePass, register_pass
+from aten_mlir.passes.registry import ModulePass, register_pass
 
 
 @register_pass
@@ -17,7 +17,7 @@ class EmitCInterface(ModulePass):
     """Sets `llvm.emit_c_interface` on every public func.func (the native runtime calls the
     wrappers)."""
 
-    name: ClassVar[str] = "aten-emit-c-interface"
+    name: ClassVar[str] = "cpu-emit-c-interface"
 
     def run(self, module_op: ir.Operation) -> None:
         with module_op.context:

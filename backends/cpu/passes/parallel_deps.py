@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .registry import MEMREF_VIEWS, view_root
+from aten_mlir.passes.registry import MEMREF_VIEWS, view_root
 
 CONCRETE_TRIPS = 256
 

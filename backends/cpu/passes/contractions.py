@@ -23,10 +23,11 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .contraction_prologue import NAMED_PRODUCTS
-from .cpu_conv import im2col_emitter
-from .cpu_kernels import Contraction, Emitter, Form, lane_stride
-from .registry import ModulePass, nested_ops, register_pass
+from aten_mlir.passes.contraction_prologue import NAMED_PRODUCTS
+from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+
+from .conv import im2col_emitter
+from .kernels import Contraction, Emitter, Form, lane_stride
 
 _CONV = "linalg.conv_2d_nchw_fchw"
 

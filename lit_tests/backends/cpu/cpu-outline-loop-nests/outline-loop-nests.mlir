@@ -1,6 +1,6 @@
-// RUN: aten-opt %s -p aten-outline-loop-nests | FileCheck %s
-// RUN: aten-opt %s -p aten-outline-loop-nests,duplicate-function-elimination | FileCheck %s --check-prefix=DFE
-// RUN: aten-opt %s -p aten-outline-loop-nests,aten-emit-c-interface | FileCheck %s --check-prefix=CIFACE
+// RUN: aten-opt %s -p cpu-outline-loop-nests | FileCheck %s
+// RUN: aten-opt %s -p cpu-outline-loop-nests,duplicate-function-elimination | FileCheck %s --check-prefix=DFE
+// RUN: aten-opt %s -p cpu-outline-loop-nests,cpu-emit-c-interface | FileCheck %s --check-prefix=CIFACE
 
 // Each top-level nest becomes a call; what it reads from outside is passed in order of first
 // use, constants are cloned in; a loop with results stays. Identical nests (the same code on

@@ -1,5 +1,5 @@
 """The vector micro-kernels `cpu-vectorize-contractions` emits: loop nests of vector loads,
-broadcasts, fmas and reductions for one matched `Contraction` (see `cpu_contractions`)."""
+broadcasts, fmas and reductions for one matched `Contraction` (see `contractions`)."""
 
 from __future__ import annotations
 

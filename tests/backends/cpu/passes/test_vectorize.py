@@ -10,9 +10,10 @@ from mlir import ir
 from torch.export import Dim
 
 import aten_mlir
+from aten_mlir.backends.cpu.pipeline import CPU_STAGES
 from aten_mlir.dialects import make_context
 from aten_mlir.passes import run_pipeline
-from aten_mlir.passes.lowering import STAGES_BY_NAME
+from aten_mlir.passes.stages import stage_named
 from tests.modules import Fn
 
 
@@ -339,4 +340,4 @@ def test_contractions_are_left_alone():
 
 
 def test_loops_stage_runs_the_pass():
-    assert "cpu-vectorize-generics" in STAGES_BY_NAME["loops"].pipeline
+    assert "cpu-vectorize-generics" in stage_named(CPU_STAGES, "loops").pipeline

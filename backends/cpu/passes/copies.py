@@ -16,8 +16,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import linalg
 
-from .cpu_vectorize_plan import is_identity_layout
-from .registry import ModulePass, nested_ops, register_pass
+from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+
+from .vectorize_plan import is_identity_layout
 
 
 def _strided_copy(op: ir.Operation) -> bool:

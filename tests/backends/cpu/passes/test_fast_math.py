@@ -1,4 +1,4 @@
-"""`aten-fast-math` through `aten_mlir.compile`: the inline f32 exp, expm1, tanh, erf, log and
+"""`cpu-fast-math` through `aten_mlir.compile`: the inline f32 exp, expm1, tanh, erf, log and
 log1p against a float64 reference (error in f32 ULPs) and against eager, over dense sweeps of
 each op's range, its edges (overflow, denormals) and its special values; the f16/bf16 paths and
 the activations built from them; and a check that no libm call is left for them."""

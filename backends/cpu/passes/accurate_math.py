@@ -1,4 +1,4 @@
-"""`aten-accurate-math`: math ops whose LLVM lowering loses precision become libm calls.
+"""`cpu-accurate-math`: math ops whose LLVM lowering loses precision become libm calls.
 
 `convert-math-to-llvm` expands `math.expm1` to `exp(x) - 1` (and, by default, `math.log1p` to
 `log(1 + x)`), which is 0 for x = 1e-10 in float32; eager calls libm's expm1/log1p. This pass
@@ -13,9 +13,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func
 
-from .registry import ModulePass, register_pass
+from aten_mlir.passes.registry import ModulePass, register_pass
 
-_LIBM = {"math.expm1": "expm1", "math.log1p": "log1p"}
+LIBM = {"math.expm1": "expm1", "math.log1p": "log1p"}
 
 
 @register_pass
@@ -23,14 +23,14 @@ _LIBM = {"math.expm1": "expm1", "math.log1p": "log1p"}
 class AccurateMath(ModulePass):
     """Replaces math.expm1 / math.log1p on f32/f64 scalars with calls to libm."""
 
-    name: ClassVar[str] = "aten-accurate-math"
+    name: ClassVar[str] = "cpu-accurate-math"
 
     def run(self, module_op: ir.Operation) -> None:
         found = []
 
         def visit(op):
             op = op.operation
-            if op.name in _LIBM and isinstance(op.results[0].type, (ir.F32Type, ir.F64Type)):
+            if op.name in LIBM and isinstance(op.results[0].type, (ir.F32Type, ir.F64Type)):
                 found.append(op)
             return ir.WalkResult.ADVANCE
 
@@ -45,7 +45,7 @@ class AccurateMath(ModulePass):
         }
         for op in found:
             t = op.results[0].type
-            name = _LIBM[op.name] + ("f" if isinstance(t, ir.F32Type) else "")
+            name = LIBM[op.name] + ("f" if isinstance(t, ir.F32Type) else "")
             if name not in declared:
                 with op.context, ir.Location.unknown(), ir.InsertionPoint.at_block_begin(body):
                     func.FuncOp(name, ir.FunctionType.get([t], [t]), visibility="private")

@@ -1,4 +1,4 @@
-"""`aten-fast-math`: f32 exp, expm1, tanh, erf, log and log1p as polynomials LLVM vectorizes.
+"""`cpu-fast-math`: f32 exp, expm1, tanh, erf, log and log1p as polynomials LLVM vectorizes.
 
 `convert-math-to-llvm` makes math.exp an `llvm.intr.exp` and `convert-math-to-libm` makes math.erf
 an `erff` call; with no vector math library for the target, LLVM scalarizes them: a loop calling
@@ -7,7 +7,7 @@ one stays scalar, a vector op becomes one libm call per lane (softmax spent most
 ops LLVM vectorizes: compares and selects for the special cases, bitcasts and integer shifts for
 the 2^n scaling, multiply-adds marked `contract` (one FMA where the CPU has it, else two ops).
 exp(x) - 1 and log(1 + x) would cancel, so expm1 and log1p have expansions of their own (they
-would otherwise reach `aten-accurate-math`, which calls libm for them).
+would otherwise reach `cpu-accurate-math`, which calls libm for them).
 
 Each expansion reduces the argument (Cody-Waite, as Cephes), evaluates a polynomial on the
 reduced range and scales back. The coefficients are minimax fits of the relative error on the
@@ -31,7 +31,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, math
 
-from .registry import ModulePass, nested_ops, register_pass
+from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
 
 _CONTRACT = "#arith.fastmath<contract>"
 _F32_MIN_NORMAL = 2.0**-126
@@ -246,7 +246,7 @@ class FastMath(ModulePass):
     """Expands math.exp/expm1/tanh/erf/log/log1p on f32 scalars and vectors into branch-free
     arith (polynomials within 1.5 ULP) that LLVM vectorizes, instead of scalar libm calls."""
 
-    name: ClassVar[str] = "aten-fast-math"
+    name: ClassVar[str] = "cpu-fast-math"
 
     def run(self, module_op: ir.Operation) -> None:
         found = [

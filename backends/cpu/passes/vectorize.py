@@ -5,7 +5,7 @@ nests whose innermost loop runs on vectors.
 memory in sequential FP order, so LLVM's loop vectorizer leaves it scalar ("cannot prove it is
 safe to reorder floating-point operations"), and per-row values (`rsqrt(var + eps)`) are
 recomputed per element. Here the loop dim along which the operands are contiguous (picked by
-`cpu_vectorize_plan`) becomes the innermost loop, stepping `lanes` elements at a time:
+`vectorize_plan`) becomes the innermost loop, stepping `lanes` elements at a time:
 - operands indexed by it are read and written as vectors (masked for the last partial step);
 - body values that do not depend on it are computed once per row, before that loop;
 - a reduction along it keeps partial results in a vector accumulator (lane j combines
@@ -24,19 +24,20 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
-from .accurate_math import _LIBM
+from aten_mlir.passes.registry import ModulePass, nested_ops, option, register_pass
+
+from .accurate_math import LIBM
 from .bf16_rounding import is_f32_to_bf16, round_to_bf16
-from .cpu_vectorize_plan import INTEGER_DIVISIONS, Plan, is_identity_layout, neutral, plan
 from .fast_math import EXPANSIONS as _FAST_MATH
-from .registry import ModulePass, nested_ops, option, register_pass
+from .vectorize_plan import INTEGER_DIVISIONS, Plan, is_identity_layout, neutral, plan
 
 # Math ops that become libm calls run per lane (extract, scalar op, from_elements):
-# `aten-accurate-math` calls libm for scalars only (the vector expm1 would be exp(x) - 1), and
+# `cpu-accurate-math` calls libm for scalars only (the vector expm1 would be exp(x) - 1), and
 # `convert-math-to-libm` unrolls vectors into `vector.extract`s after `convert-vector-to-llvm`
 # ran, which mlir-translate rejects. The ops `convert-math-to-llvm` leaves to libm (checked on
-# vector<4xf32> / vector<4xf64> through the llvm stage), minus what `aten-fast-math` expands.
+# vector<4xf32> / vector<4xf64> through the llvm stage), minus what `cpu-fast-math` expands.
 _PER_LANE = frozenset(
-    ("math.acosh", "math.asinh", "math.atanh", "math.cbrt", "math.erf", "math.erfc", *_LIBM)
+    ("math.acosh", "math.asinh", "math.atanh", "math.cbrt", "math.erf", "math.erfc", *LIBM)
 )
 
 

@@ -1,4 +1,4 @@
-"""`aten-outline-loop-nests`: every top-level loop nest of a function becomes a private function.
+"""`cpu-outline-loop-nests`: every top-level loop nest of a function becomes a private function.
 
 With upstream `duplicate-function-elimination` after it, the LLVM lowering and the native build
 see each distinct nest once: a 12-layer model runs the same nests 12 times (on GPT-2 small, 491
@@ -19,7 +19,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func
 
-from .registry import ModulePass, outside_uses, register_pass, walked_ops
+from aten_mlir.passes.registry import ModulePass, outside_uses, register_pass, walked_ops
 
 _LOOPS = ("scf.for", "scf.parallel", "scf.forall", "scf.while", "affine.for", "affine.parallel")
 
@@ -56,7 +56,7 @@ def outline_nest(loop: ir.Operation, name: str, module_body: ir.Block, constants
 class AtenOutlineLoopNests(ModulePass):
     """Moves each top-level loop nest without results into a private function of its own."""
 
-    name: ClassVar[str] = "aten-outline-loop-nests"
+    name: ClassVar[str] = "cpu-outline-loop-nests"
 
     def run(self, module_op: ir.Operation) -> None:
         body = module_op.regions[0].blocks[0]

@@ -1,5 +1,5 @@
-// RUN: aten-opt %s -p aten-fast-math | FileCheck %s
-// RUN: aten-opt %s -p aten-fast-math,convert-math-to-llvm,convert-math-to-libm | FileCheck %s --check-prefix=LIBM
+// RUN: aten-opt %s -p cpu-fast-math | FileCheck %s
+// RUN: aten-opt %s -p cpu-fast-math,convert-math-to-llvm,convert-math-to-libm | FileCheck %s --check-prefix=LIBM
 
 // exp: clamp (NaN passes the selects), round x/ln2 with 1.5*2^23, Cody-Waite reduction,
 // polynomial, then 2^n as two exponent-field factors.
@@ -106,7 +106,7 @@ func.func @log_f32(%x: f32) -> f32 {
 }
 
 // expm1 and log1p: expansions of their own (exp(x) - 1 and log(1 + x) would cancel), signed
-// as x; no libm call left for aten-accurate-math to make.
+// as x; no libm call left for cpu-accurate-math to make.
 // CHECK-LABEL: func.func @expm1_log1p(
 // CHECK-NOT: math.expm1
 // CHECK-NOT: math.log1p

@@ -14,7 +14,7 @@ from contextlib import ExitStack
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from .cpu_kernels import OUTER_VECTORS, VECTOR_BYTES, Contraction, Emitter
+from .kernels import OUTER_VECTORS, VECTOR_BYTES, Contraction, Emitter
 
 CONV = "linalg.conv_2d_nchw_fchw"
 

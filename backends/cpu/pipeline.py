@@ -1,0 +1,72 @@
+"""The CPU target's stages, top to bottom: aten to the LLVM dialect (`CPU_STAGES`).
+
+`compile()` runs them in order (`aten-opt --stage NAME` replays one); the native build
+(`native.py`) takes the `llvm` stage's module. The `cpu-*` passes the stages name are this
+room's (`passes/`); importing this module registers them.
+"""
+
+from __future__ import annotations
+
+from aten_mlir.backends.cpu import passes as _passes  # noqa: F401  (registers its cpu-* passes)
+from aten_mlir.passes.stages import BUFFERIZE, DECOMPOSE, OUTLINE_REPEATS, Stage
+
+CPU_STAGES: list[Stage] = [
+    DECOMPOSE,
+    Stage(
+        "aten-to-linalg",
+        "convert-aten-to-linalg{allow-fallback},aten-clamp-data-indices,"
+        "resolve-ranked-shaped-type-result-dims,"
+        "canonicalize,cse,aten-split-dynamic-expands",
+        "core aten -> linalg/tensor/arith/math on tensors (ops without lowering stay)",
+    ),
+    Stage(
+        "fusion",
+        "canonicalize,aten-generalize-products,aten-fold-transposes,"
+        "aten-clone-broadcast-producers,linalg-fuse-elementwise-ops,cse,canonicalize,"
+        + OUTLINE_REPEATS,
+        "products as generics reading transposed operands through their maps, then "
+        "producer-consumer fusion of elementwise linalg.generic ops; repeated blocks (layers) "
+        "as calls of one function",
+    ),
+    Stage(
+        "bufferize",
+        "aten-fold-transposes,aten-split-contraction-prologue,aten-unshare-fills,canonicalize,"
+        "aten-reuse-dead-inputs,eliminate-empty-tensors," + BUFFERIZE,
+        "prologues out of products (operands in memory); elementwise ops over dead inputs; "
+        "tensors -> memrefs, a fill per accumulator; results owned by the caller, temporaries "
+        "freed",
+    ),
+    Stage(
+        "vectorize",
+        "cpu-vectorize-contractions,canonicalize,cse",
+        "matmul-like contractions -> register-tiled vector micro-kernels",
+    ),
+    Stage(
+        "loops",
+        "cpu-copies-to-generics,cpu-vectorize-generics,convert-linalg-to-parallel-loops,"
+        "cpu-fuse-row-nests,canonicalize,"
+        "cpu-parallelize-loops",
+        "strided copies and elementwise and reduction generics -> loops over vectors along "
+        "their contiguous dim (per-row values hoisted, vector accumulators); other linalg on "
+        "memrefs -> "
+        "scf.parallel (parallel dims) / scf.for (reductions) loop nests; adjacent nests over "
+        "the same rows fused (a softmax's passes run on one row while it is in L1); outer "
+        "independent loops outlined for the thread pool",
+    ),
+    Stage(
+        "llvm",
+        "duplicate-function-elimination,cpu-outline-loop-nests,duplicate-function-elimination,"
+        "cpu-emit-c-interface,cpu-fast-math,cpu-accurate-math,convert-complex-to-standard,"
+        "convert-math-to-funcs,"
+        "lower-affine,convert-scf-to-cf,aten-expands-as-casts,aten-check-expand-groups,"
+        "aten-widen-i1-memrefs,expand-strided-metadata,"
+        "lower-affine,arith-expand,"
+        "convert-math-to-llvm{approximate-log1p=false},convert-math-to-libm,"
+        # after math-to-libm, which unrolls vector math into per-lane calls (vector.extract)
+        "convert-vector-to-llvm,convert-ub-to-llvm,convert-complex-to-llvm,"
+        "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,convert-cf-to-llvm,"
+        "convert-func-to-llvm,reconcile-unrealized-casts",
+        "each distinct loop nest as a private function (identical ones merged); loops, "
+        "memrefs, arith, math, complex -> the LLVM dialect (C-interface wrappers)",
+    ),
+]
