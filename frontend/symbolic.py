@@ -9,20 +9,14 @@ import torch
 from mlir import ir
 from mlir.dialects import arith, tensor
 
-SYMBOLIC_IMPORTERS = {}
+from aten_mlir.registry import Registry
+
+SYMBOLIC_IMPORTERS: Registry = Registry("symbolic importer")  # keyed by FX target
 
 
 def register_symbolic(*targets):
     """Registers an importer for FX targets computing on SymInts."""
-
-    def wrap(fn):
-        for t in targets:
-            if t in SYMBOLIC_IMPORTERS:
-                raise KeyError(f"symbolic importer for {t} registered twice")
-            SYMBOLIC_IMPORTERS[t] = fn
-        return fn
-
-    return wrap
+    return SYMBOLIC_IMPORTERS.register_each(*targets)
 
 
 def as_index(v) -> ir.Value:

@@ -9,12 +9,14 @@ annotations: `str`, `int`, `bool` or `tuple[str, ...]` (a comma-separated list).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 import typing
 from typing import ClassVar
 
 from mlir import ir
+
+from aten_mlir.pass_table import PASS_MODULES
+from aten_mlir.registry import Registry, did_you_mean  # noqa: F401  (did_you_mean: re-exported)
 
 
 class PipelineError(ValueError):
@@ -95,11 +97,13 @@ class ModulePass:
         return self.name + (f"{{{' '.join(changed)}}}" if changed else "")
 
 
-PASSES: dict[str, type[ModulePass]] = {}
+# Every pass, filled lazily: looking a pass up imports the module `PASS_MODULES` names for it.
+PASSES: Registry[type[ModulePass]] = Registry("pass", modules=PASS_MODULES)
 
 
 def register_pass(cls: type[ModulePass]) -> type[ModulePass]:
-    """Class decorator adding a `ModulePass` subclass to `PASSES`; a name taken twice raises."""
+    """Class decorator adding a `ModulePass` subclass to `PASSES`; a name taken twice raises,
+    naming both classes. A pass of the tree also needs its line in `aten_mlir.pass_table`."""
     if not (isinstance(cls, type) and issubclass(cls, ModulePass)):
         raise TypeError(f"{cls!r} is not a ModulePass subclass")
     if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", cls.name or ""):
@@ -112,22 +116,14 @@ def register_pass(cls: type[ModulePass]) -> type[ModulePass]:
     for o in cls.options():
         if o.type not in OPTION_TYPES:
             raise TypeError(f"pass {cls.name}: option '{o.name}' has unsupported type {o.type}")
-    if cls.name in PASSES:
-        raise KeyError(f"pass '{cls.name}' registered twice ({PASSES[cls.name].__qualname__})")
-    PASSES[cls.name] = cls
-    return cls
+    return PASSES.register(cls.name, cls)
 
 
 def get_pass(name: str) -> type[ModulePass]:
     """The registered pass class called `name`; `UnknownPassError` names close matches."""
-    if name not in PASSES:
+    if name not in PASSES:  # imports the pass's module on first use
         raise UnknownPassError(f"unknown pass '{name}'{did_you_mean(name, PASSES)}")
     return PASSES[name]
-
-
-def did_you_mean(name: str, candidates) -> str:
-    close = difflib.get_close_matches(name, sorted(candidates), n=3, cutoff=0.7)
-    return f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
 
 
 def format_option_value(value) -> str:

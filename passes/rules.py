@@ -15,6 +15,7 @@ from mlir import ir
 from mlir import rewrite as mlir_rewrite
 
 from aten_mlir.dialects import get_op_def
+from aten_mlir.registry import Registry, owner_of
 
 
 @dataclass(frozen=True)
@@ -37,19 +38,20 @@ def rule_summary(fn: Callable) -> str:
     return doc.strip().splitlines()[0] if doc and doc.strip() else ""
 
 
-def add_rule(table: dict, kind: str, op_name: str, fn: Callable, summary: str | None = None):
-    """Adds `fn` as the `kind` rule for `op_name` to `table`; a name taken twice, or one that is
-    not an aten op, raises; the summary (docstring) must read `op_name -> targets`."""
+def add_rule(table: Registry, kind: str, op_name: str, fn: Callable, summary: str | None = None):
+    """Adds `fn` as the `kind` rule for `op_name` to `table`; a name taken twice (the error names
+    both rules), or one that is not an aten op, raises; the summary (docstring) must read
+    `op_name -> targets`."""
     opdef = get_op_def(op_name)
     if opdef is None or opdef.inexpressible:
         raise KeyError(f"{kind} for '{op_name}': not an op of the aten dialect")
     if op_name in table:
-        raise KeyError(f"{kind} for '{op_name}' registered twice")
+        table.register(op_name, fn)  # raises DuplicateKeyError naming both owners
     summary = summary if summary is not None else rule_summary(fn)
     if not summary.startswith(op_name + " ->"):
         name = getattr(fn, "__name__", repr(fn))
         raise ValueError(f"{name}: docstring must start '{op_name} -> <target ops>'")
-    table[op_name] = Rule(op_name, fn, summary)
+    table.register(op_name, Rule(op_name, fn, summary), owner=owner_of(fn))
     return fn
 
 

@@ -14,8 +14,9 @@ from mlir import ir
 
 from aten_mlir.dialects import ResultKind, describe_location, dtype_of, get_op_def, op_arguments
 from aten_mlir.frontend.program import Program
+from aten_mlir.registry import Registry
 
-REFERENCE_KERNELS = {}
+REFERENCE_KERNELS: Registry = Registry("reference kernel")
 
 
 class ReferenceError(RuntimeError):
@@ -24,15 +25,7 @@ class ReferenceError(RuntimeError):
 
 def reference_kernel(*op_names):
     """Registers the interpreter kernel `fn(op, *operand_values)` for non-aten ops."""
-
-    def wrap(fn):
-        for name in op_names:
-            if name in REFERENCE_KERNELS:
-                raise KeyError(f"reference kernel for {name} registered twice")
-            REFERENCE_KERNELS[name] = fn
-        return fn
-
-    return wrap
+    return REFERENCE_KERNELS.register_each(*op_names)
 
 
 def _binary(fn):

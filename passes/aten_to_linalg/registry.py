@@ -12,10 +12,12 @@ from collections.abc import Callable
 
 from mlir import ir
 
+from aten_mlir.registry import Registry
+
 from ..rules import Rule, RuleError, add_rule
 from ..rules import as_pattern as _as_pattern
 
-LOWERINGS: dict[str, Rule] = {}
+LOWERINGS: Registry[Rule] = Registry("lowering")
 
 
 # Ops whose rules handle unsigned-int / complex operands; every other rule never sees them

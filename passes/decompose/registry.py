@@ -9,6 +9,7 @@ that builds aten ops at the op's position and location. Returning None means "no
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 from mlir import ir
@@ -16,18 +17,19 @@ from mlir import rewrite as mlir_rewrite
 from mlir.dialects import arith, tensor
 
 from aten_mlir.dialects import build_aten, get_op_def, op_arguments
+from aten_mlir.registry import Registry
 
 from ..rules import Rule, RuleError, add_rule
 from ..rules import as_pattern as _as_pattern
 
 Decomposition = Rule  # the table entries: op name, rule, docstring summary
 
-DECOMPOSITIONS: dict[str, Decomposition] = {}
+DECOMPOSITIONS: Registry[Decomposition] = Registry("decomposition")
 
 # Non-core ops left whole because PyTorch has no aten-level decomposition for them either (LAPACK
 # and FFT calls, special functions torch only lowers to prims, data-dependent result shapes):
 # op name -> why. Filled by `keep_whole` next to the family the op belongs to.
-KEPT_WHOLE: dict[str, str] = {}
+KEPT_WHOLE: Registry[str] = Registry("op kept whole")
 
 
 def keep_whole(op_name: str, reason: str) -> None:
@@ -35,11 +37,13 @@ def keep_whole(op_name: str, reason: str) -> None:
     opdef = get_op_def(op_name)
     if opdef is None or opdef.inexpressible:
         raise KeyError(f"keep_whole('{op_name}'): not an op of the aten dialect")
-    if op_name in KEPT_WHOLE or op_name in DECOMPOSITIONS:
-        raise KeyError(f"keep_whole('{op_name}'): already kept or decomposed")
+    if op_name in DECOMPOSITIONS:
+        owner = DECOMPOSITIONS.owner(op_name)
+        raise KeyError(f"keep_whole('{op_name}'): already decomposed by {owner}")
     if not reason.strip():
         raise ValueError(f"keep_whole('{op_name}'): give the reason")
-    KEPT_WHOLE[op_name] = reason
+    # kept twice raises, naming both modules
+    KEPT_WHOLE.register(op_name, reason, owner=sys._getframe(1).f_globals.get("__name__"))
 
 
 def register_decomposition(op_name: str):
