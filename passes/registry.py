@@ -18,6 +18,18 @@ from mlir import ir
 from aten_mlir.pass_table import PASS_MODULES
 from aten_mlir.registry import Registry, did_you_mean  # noqa: F401  (did_you_mean: re-exported)
 
+# The IR walks and memref views live once in passes/ir; re-exported for the modules that still
+# import them from here (the Triton passes).
+from .ir import (  # noqa: F401
+    MEMREF_VIEWS,
+    defined_functions,
+    function_blocks,
+    nested_ops,
+    outside_uses,
+    view_root,
+    walked_ops,
+)
+
 
 class PipelineError(ValueError):
     """A pass pipeline, pass name or pass option that cannot be used; one readable line."""
@@ -208,81 +220,3 @@ def parse_options(cls: type[ModulePass], text: str) -> dict:
         else:
             values[opt.field], current = _convert(cls.name, opt, raw), None
     return values
-
-
-def function_blocks(module_op: ir.Operation) -> list:
-    """The blocks of every function body in `module_op`."""
-    return [
-        b
-        for op in nested_ops(module_op)
-        if op.name == "func.func"
-        for r in op.regions
-        for b in r.blocks
-    ]
-
-
-def nested_ops(root: ir.Operation):
-    """Every op nested in `root` (not `root` itself), in order. Iterated, not walked: ops a
-    walk callback sees must not outlive it, and passes keep them to rewrite afterwards."""
-    for region in root.regions:
-        for block in region.blocks:
-            for op in block.operations:
-                yield op.operation
-                yield from nested_ops(op.operation)
-
-
-def defined_functions(module_op: ir.Operation) -> list[ir.Operation]:
-    """The `func.func`s directly in `module_op` that have a body (not declarations)."""
-    return [
-        op.operation
-        for op in module_op.regions[0].blocks[0].operations
-        if op.operation.name == "func.func" and len(op.operation.regions[0].blocks)
-    ]
-
-
-def walked_ops(root: ir.Operation) -> list[ir.Operation]:
-    """`root` and every op nested in it, by a walk: three times as fast as `nested_ops`, and
-    with these bindings the ops it hands out stay valid after it while nothing is erased."""
-    found: list[ir.Operation] = []
-
-    def visit(op):
-        found.append(op)
-        return ir.WalkResult.ADVANCE
-
-    root.walk(visit)
-    return found
-
-
-def outside_uses(ops: list[ir.Operation]) -> list[tuple[ir.Operation, int, ir.Value]]:
-    """(op, operand index, value) for every operand of `ops` (an op and the ops nested in it)
-    defined outside them."""
-    defined = set()
-    for op in ops:
-        defined.update(op.results)
-        for region in op.regions:
-            for block in region.blocks:
-                defined.update(block.arguments)
-    return [(op, i, v) for op in ops for i, v in enumerate(op.operands) if v not in defined]
-
-
-# memref ops whose result views (aliases) the memory of operand 0 (for extract_strided_metadata:
-# result 0, the base buffer).
-MEMREF_VIEWS = frozenset(
-    {
-        "memref.subview",
-        "memref.collapse_shape",
-        "memref.expand_shape",
-        "memref.cast",
-        "memref.reinterpret_cast",
-        "memref.view",
-        "memref.transpose",
-        "memref.extract_strided_metadata",
-    }
-)
-
-
-def view_root(value: ir.Value) -> ir.Value:
-    """The buffer `value` is a view of (itself when it is no view)."""
-    while not isinstance(value.owner, ir.Block) and value.owner.name in MEMREF_VIEWS:
-        value = value.owner.operands[0]
-    return value
