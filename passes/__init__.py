@@ -1,20 +1,22 @@
-"""Passes over aten IR: a registry of named passes and mlir-opt style pipelines."""
+"""Target-neutral passes over aten IR and what runs them: the pass registry (`registry.py`:
+`ModulePass`, `PASSES`, `get_pass`), mlir-opt style pipelines (`pipeline.py`), the rule tables'
+mechanism (`rules.py`), the shared IR queries (`ir/`) and one folder per IR level (`aten/`,
+`decompose/`, `aten_to_linalg/`, `linalg/`, `bufferization/`, `memref/`).
 
-from . import (  # noqa: F401  (registers the passes)
+Every pass of the tree (these and the backends' `cpu-*` / `triton-*`) has a line in
+`aten_mlir.pass_table`; `PASSES` imports a pass's module the first time the pass is looked up
+or listed, so no pass depends on what happens to be imported.
+May import: `mlir`, `aten_mlir.dialects`, `aten_mlir.registry`, `aten_mlir.pass_table`; never
+`aten_mlir.backends` (a backend imports passes, not the other way round).
+"""
+
+from . import (  # noqa: F401  (the rooms, for their public names; passes register lazily)
+    aten,
     aten_to_linalg,
-    clamp_indices,
-    clone_broadcast_producers,
-    contraction_prologue,
+    bufferization,
     decompose,
-    drop_dead,
-    dynamic_expands,
-    expand_casts,
-    outline_repeats,
-    reuse_dead_inputs,
-    split_deallocs,
-    unshare_fills,
-    verify,
-    widen_i1_memrefs,
+    linalg,
+    memref,
 )
 from .pipeline import (
     NestedPipeline,

@@ -21,8 +21,8 @@ from aten_mlir.passes import (
     register_pass,
     run_pipeline,
 )
-from aten_mlir.passes.drop_dead import AtenDropDead
-from aten_mlir.passes.verify import AtenVerify
+from aten_mlir.passes.aten.drop_dead import AtenDropDead
+from aten_mlir.passes.aten.verify import AtenVerify
 
 T = "tensor<2xf32>"
 

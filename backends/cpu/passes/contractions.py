@@ -23,8 +23,9 @@ from typing import ClassVar
 
 from mlir import ir
 
-from aten_mlir.passes.contraction_prologue import NAMED_PRODUCTS
-from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+from aten_mlir.passes.ir import nested_ops
+from aten_mlir.passes.linalg.generalize_products import NAMED_PRODUCTS
+from aten_mlir.passes.registry import ModulePass, register_pass
 
 from .conv import im2col_emitter
 from .kernels import Contraction, Emitter, Form, lane_stride

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from aten_mlir.passes.contraction_prologue import is_pure
+from aten_mlir.passes.ir import is_pure
 from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
 from ..loop_ir import (

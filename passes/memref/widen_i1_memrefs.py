@@ -16,8 +16,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith
 
-from .ir import walked_ops
-from .registry import ModulePass, register_pass
+from ..ir import walked_ops
+from ..registry import ModulePass, register_pass
 
 
 def _is_i1(t: ir.Type) -> bool:

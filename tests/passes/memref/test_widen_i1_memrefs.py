@@ -32,7 +32,7 @@ class _Stack(torch.nn.Module):
 
 def test_runtime_alias_check_lowers_with_i8_flags(tmp_path, monkeypatch):
     from aten_mlir.backends import compiler
-    from aten_mlir.passes import split_deallocs
+    from aten_mlir.passes.bufferization import split_deallocs
 
     # outlined layers whose results cannot be freed one by one (as if a layer returned a view
     # of its input), and no re-lowering with the layers inline: dealloc_helper reaches `llvm`

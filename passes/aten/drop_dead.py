@@ -14,7 +14,7 @@ from mlir import ir
 
 from aten_mlir.dialects import get_op_def
 
-from .registry import ModulePass, option, register_pass
+from ..registry import ModulePass, option, register_pass
 
 
 def has_side_effects(op: ir.Operation, keep_random: bool = True) -> bool:

@@ -14,8 +14,8 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .ir import nested_ops
-from .registry import ModulePass, register_pass
+from ..ir import nested_ops
+from ..registry import ModulePass, register_pass
 
 
 def _accumulates_into(user: ir.Operation, operand: int) -> bool:

@@ -19,9 +19,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, memref
 
-from .dynamic_expands import multi_dynamic, output_sizes
-from .ir import nested_ops
-from .registry import ModulePass, register_pass
+from ..ir import nested_ops
+from ..linalg.dynamic_expands import multi_dynamic, output_sizes
+from ..registry import ModulePass, register_pass
 
 _DYN = ir.ShapedType.get_dynamic_size()
 

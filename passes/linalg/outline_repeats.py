@@ -32,8 +32,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import func
 
-from .ir import GLUE, defined_functions, outside_uses, walked_ops
-from .registry import ModulePass, option, register_pass
+from ..ir import GLUE, defined_functions, outside_uses, walked_ops
+from ..registry import ModulePass, option, register_pass
 
 # Ops rematerialized in each block's function (when their operands are) rather than passed.
 _CLONED = frozenset(

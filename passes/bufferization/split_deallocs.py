@@ -19,8 +19,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, memref
 
-from .ir import defined_functions, nested_ops, view_root
-from .registry import ModulePass, register_pass
+from ..ir import defined_functions, nested_ops, view_root
+from ..registry import ModulePass, register_pass
 
 
 def _returns_fresh(function: ir.Operation) -> bool:

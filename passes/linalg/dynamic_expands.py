@@ -28,9 +28,9 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from .ir import walked_ops
-from .ir.monomials import Mono, divides, mul
-from .registry import ModulePass, PassFailure, register_pass
+from ..ir import walked_ops
+from ..ir.monomials import Mono, divides, mul
+from ..registry import ModulePass, PassFailure, register_pass
 
 _DYN = ir.ShapedType.get_dynamic_size()
 

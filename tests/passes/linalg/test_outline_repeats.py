@@ -61,7 +61,7 @@ def test_layers_differing_in_a_constant_stay_apart_and_stay_right(tmp_path):
 
 
 def test_layers_go_back_inline_when_deallocation_needs_a_runtime_alias_check(tmp_path, monkeypatch):
-    from aten_mlir.passes import split_deallocs
+    from aten_mlir.passes.bufferization import split_deallocs
 
     # as if a layer returned a view of its input: its results cannot be freed one by one
     monkeypatch.setattr(split_deallocs, "_split", lambda dealloc, fresh: False)

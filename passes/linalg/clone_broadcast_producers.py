@@ -15,8 +15,8 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .ir import defined_functions
-from .registry import ModulePass, option, register_pass
+from ..ir import defined_functions
+from ..registry import ModulePass, option, register_pass
 
 
 def _elementwise(op: ir.Operation) -> bool:

@@ -16,8 +16,8 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .ir import nested_ops
-from .registry import ModulePass, register_pass
+from ..ir import nested_ops
+from ..registry import ModulePass, register_pass
 
 # Ops whose result is a view of their first operand (the buffer is the source's).
 _VIEWS = ("tensor.expand_shape", "tensor.collapse_shape")

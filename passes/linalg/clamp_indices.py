@@ -19,8 +19,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, tensor
 
-from .ir import nested_ops
-from .registry import ModulePass, register_pass
+from ..ir import nested_ops
+from ..registry import ModulePass, register_pass
 
 # ops through which an index stays data-dependent if any operand is
 _ARITH = frozenset(

@@ -9,7 +9,7 @@ from mlir import ir
 
 from aten_mlir.dialects import describe_location, get_op_def, verify_aten_ops
 
-from .registry import ModulePass, PassFailure, PassOptionError, option, register_pass
+from ..registry import ModulePass, PassFailure, PassOptionError, option, register_pass
 
 TARGETS = ("all", "core")
 
@@ -46,7 +46,7 @@ class AtenVerify(ModulePass):
     def _outside_core(self, root: ir.Operation) -> list[ir.Operation]:
         """Well-defined aten ops outside the core target set (the same set `aten-check-target`
         uses) and not allowed; unknown ops are already reported by the verifier."""
-        from .decompose import ops_outside, target_set
+        from ..decompose import ops_outside, target_set
 
         return [
             op

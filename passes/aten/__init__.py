@@ -1,0 +1,11 @@
+"""Target-neutral passes over aten IR (before it is lowered): `aten-verify` (the dialect
+verifier as a pass) and `aten-drop-dead` (erases aten ops nothing uses, by their schemas).
+The decompositions (`decompose/`) and the lowering to linalg (`aten_to_linalg/`) have folders
+of their own.
+
+May import: `mlir`, `aten_mlir.dialects`, `passes.registry` / `passes.ir`, and
+`passes.decompose` for the core target set `aten-verify{target=core}` checks against; never
+`aten_mlir.backends` (a backend imports passes, not the other way round).
+"""
+
+from . import drop_dead, verify  # noqa: F401  (registers the passes)

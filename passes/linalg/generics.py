@@ -1,0 +1,41 @@
+"""Queries and builders of `linalg.generic` ops shared by the linalg passes: an op's indexing
+maps, the dims a projection map reads, and the plain `out + a * b` contraction that
+`aten-generalize-products` and `aten-split-contraction-prologue` both build."""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, linalg
+
+
+def indexing_maps(op) -> list[ir.AffineMap]:
+    """The `indexing_maps` of a linalg op (a generic, or a named op that spells them)."""
+    return [ir.AffineMapAttr(m).value for m in ir.ArrayAttr(op.attributes["indexing_maps"])]
+
+
+def map_dims(m: ir.AffineMap) -> list[int] | None:
+    """The dim read by each result of `m`; None unless every result is a plain dim."""
+    out = []
+    for e in m.results:
+        if not isinstance(e, ir.AffineDimExpr):
+            return None
+        out.append(ir.AffineDimExpr(e).position)
+    return out
+
+
+def rebuild_product(op, inputs, in_maps, out_map, iters) -> None:
+    """Replaces `op` with `out + a * b` over `inputs`."""
+    out = op.operands[len(op.operands) - 1]
+    kinds = [
+        linalg.IteratorType.reduction if "reduction" in t else linalg.IteratorType.parallel
+        for t in iters
+    ]
+    with ir.InsertionPoint(op), op.location:
+        new = linalg.GenericOp_(inputs, [out], [*in_maps, out_map], kinds)
+        body = new.regions[0].blocks[0]
+        a, b, acc = body.arguments
+        with ir.InsertionPoint(body):
+            product = arith.mulf(a, b)
+            linalg.YieldOp([arith.addf(acc, product)])
+    op.results[0].replace_all_uses_with(new.results[0])
+    op.erase()
