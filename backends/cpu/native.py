@@ -45,6 +45,7 @@ from .cache import (
     warn_uncached,
 )
 from .cache_dir import stored
+from .runtime_ir import RUNTIME_IR
 from .tools import NativeBuildError
 from .tools import default_triple as _default_triple
 from .tools import run as _run
@@ -62,27 +63,6 @@ SPLIT_BYTES = 48 << 10
 _CIFACE = re.compile(r'llvm\.func\s+(?:\w+\s+)*@"?_mlir_ciface_([^"(\s]+)')
 # a function of glue the MLIR pipeline outlined (`aten-outline-repeated-blocks`), in text
 _GLUE = re.compile(r'llvm\.func\s+(?:\w+\s+)*@"?([^"(\s]+)[^\n]*attributes \{[^\n]*aten\.glue')
-
-# f32 -> bf16 rounding (nearest-even, NaNs stay quiet). LLVM calls this libcall on CPUs without
-# native bf16 conversion and libgcc only has it from GCC 13; hidden and weak, so a libgcc copy or
-# another module's copy never clashes.
-_RUNTIME_IR = b"""
-define weak hidden bfloat @__truncsfbf2(float %x) {
-  %bits = bitcast float %x to i32
-  %abs = and i32 %bits, 2147483647
-  %nan = icmp ugt i32 %abs, 2139095040
-  %high = lshr i32 %bits, 16
-  %lsb = and i32 %high, 1
-  %bias = add i32 %lsb, 32767
-  %sum = add i32 %bits, %bias
-  %rounded = lshr i32 %sum, 16
-  %quiet = or i32 %high, 64
-  %pick = select i1 %nan, i32 %quiet, i32 %rounded
-  %half = trunc i32 %pick to i16
-  %out = bitcast i16 %half to bfloat
-  ret bfloat %out
-}
-"""
 
 
 class NativeLibrary:
@@ -262,13 +242,22 @@ def _build(
     library, loaded from our own file before it is published (a racing process may replace
     the published one)."""
     target = [f"-mtriple={_default_triple()}", f"-mcpu={CPU}"]
-    bitcode = _run(
-        [_tool("llvm", "opt"), *opt_flags(opt_level, functions, glue), *target, "-o", "-"],
-        llvm_ir + _RUNTIME_IR,
-    )
+
+    def optimize(functions, glue):
+        flags = opt_flags(opt_level, functions, glue)
+        return _run([_tool("llvm", "opt"), *flags, *target, "-o", "-"], llvm_ir + RUNTIME_IR)
+
     llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
     with tempfile.TemporaryDirectory(prefix="aten_mlir_build_") as work:
-        objects = _codegen(bitcode, [*llc, *target], Path(work))
+        try:
+            objects = _codegen(optimize(functions, glue), [*llc, *target], Path(work))
+        except NativeBuildError as error:
+            if opt_level == 0 or not str(error).startswith("llc failed"):
+                raise
+            # llc -O3 asserts on some vector code of an optnone function (a v8i16 blend with
+            # zero, the masked tail of a loop-free f16 reduction left in the glue, with any
+            # AVX-512 -mcpu; the same code optimized compiles): again with the glue optimized
+            objects = _codegen(optimize([], []), [*llc, *target], Path(work))
         with atomic_path(entry.so) as so:
             _link(objects, so, entry.directory)
             digest = file_sha256(so)

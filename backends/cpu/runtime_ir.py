@@ -1,0 +1,22 @@
+"""LLVM IR linked into every module the CPU backend builds."""
+
+# f32 -> bf16 rounding (nearest-even, NaNs stay quiet). LLVM calls this libcall on CPUs without
+# native bf16 conversion and libgcc only has it from GCC 13; hidden and weak, so a libgcc copy or
+# another module's copy never clashes.
+RUNTIME_IR = b"""
+define weak hidden bfloat @__truncsfbf2(float %x) {
+  %bits = bitcast float %x to i32
+  %abs = and i32 %bits, 2147483647
+  %nan = icmp ugt i32 %abs, 2139095040
+  %high = lshr i32 %bits, 16
+  %lsb = and i32 %high, 1
+  %bias = add i32 %lsb, 32767
+  %sum = add i32 %bits, %bias
+  %rounded = lshr i32 %sum, 16
+  %quiet = or i32 %high, 64
+  %pick = select i1 %nan, i32 %quiet, i32 %rounded
+  %half = trunc i32 %pick to i16
+  %out = bitcast i16 %half to bfloat
+  ret bfloat %out
+}
+"""
