@@ -2,8 +2,7 @@
 bufferization); one pass per module, named after it:
 
 - `clamp_indices`: `aten-clamp-data-indices`; `dynamic_expands`: `aten-split-dynamic-expands`
-  (and `aten-check-expand-groups`, the same invariant checked again before
-  `expand-strided-metadata`).
+  (and the expand-shape queries `memref/` reads: `multi_dynamic`, `output_sizes`).
 - `fold_transposes`, `generalize_products`, `split_contraction_prologue`: products made
   readable in place and their fused prologues split out (`generics` holds what they share);
   `clone_broadcast_producers`, `unshare_fills`, `reuse_dead_inputs`: fusion and buffer reuse.

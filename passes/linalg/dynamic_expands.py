@@ -1,5 +1,5 @@
-"""`aten-split-dynamic-expands` and `aten-check-expand-groups`: no `expand_shape` group with two
-dynamic sizes reaches `expand-strided-metadata`.
+"""`aten-split-dynamic-expands`: no `expand_shape` group with two dynamic sizes reaches
+`expand-strided-metadata` (`memref/check_expand_groups.py` checks it again right before).
 
 Upstream `expand-strided-metadata` cannot compute the strides of an `expand_shape` group with
 more than one dynamic size (it asserts "There must be at most one dynamic size per group" and
@@ -16,8 +16,8 @@ CSE, when the sizes are the SSA values they resolve to) rewrites each such expan
   the expand `[[0, 1], [2], [3]]`, or nothing at all when the view is the identity;
 - otherwise, a gather: a `linalg.generic` over the result reading the source at the row-major
   index (a copy, always correct).
-`aten-check-expand-groups` runs before `expand-strided-metadata` and turns any expand that is
-still left into a diagnostic at the op's location, instead of an abort.
+`multi_dynamic` and `output_sizes` are read by the memref passes (`aten-check-expand-groups`,
+`aten-expands-as-casts`) too.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from mlir.dialects import arith, linalg, tensor
 
 from ..ir import walked_ops
 from ..ir.monomials import Mono, divides, mul
-from ..registry import ModulePass, PassFailure, register_pass
+from ..registry import ModulePass, register_pass
 
 _DYN = ir.ShapedType.get_dynamic_size()
 
@@ -261,28 +261,3 @@ class SplitDynamicExpands(ModulePass):
             op.erase()
             if not isinstance(collapse, ir.Block) and not list(collapse.results[0].uses):
                 collapse.erase()
-
-
-@register_pass
-@dataclass(frozen=True)
-class CheckExpandGroups(ModulePass):
-    """Fails, at the op's location, on an expand_shape group with two dynamic sizes
-    (`expand-strided-metadata` would abort on it)."""
-
-    name: ClassVar[str] = "aten-check-expand-groups"
-
-    def run(self, module_op: ir.Operation) -> None:
-        bad = [
-            op
-            for op in walked_ops(module_op)
-            if op.name in ("memref.expand_shape", "tensor.expand_shape") and multi_dynamic(op)
-        ]
-        for op in bad:
-            op.location.emit_error(
-                f"'{op.name}' op has a reassociation group with more than one dynamic size, "
-                "which expand-strided-metadata cannot lower"
-            )
-        if bad:
-            raise PassFailure(
-                f"{self.name}: {len(bad)} expand_shape ops with several dynamic sizes in a group"
-            )
