@@ -113,8 +113,9 @@ def test_register_pass(registry):
 
         name: ClassVar[str] = "test-options"
 
-    with pytest.raises(KeyError, match="registered twice"):
+    with pytest.raises(KeyError, match="registered twice") as e:
         register_pass(Other)
+    assert "test_registry.Options" in str(e.value) and "Other" in str(e.value)  # both owners
 
 
 def test_register_pass_checks_the_class(registry):
