@@ -5,13 +5,13 @@ A pass's module is imported the first time the pass is looked up (listing import
 which passes exist never depends on which modules happen to be imported, and importing a backend
 registers nothing new. The table names modules of every room as strings: this module imports
 nothing, and `passes/` reading it imports no backend. Moving or renaming a pass means editing
-its line here; tests/passes/test_registry.py checks each line against the tree.
+its line here; tests/passes/test_pass_table.py checks each line against the tree.
 """
 
 PASS_MODULES: dict[str, str] = {
     # target-neutral passes (passes/)
     "aten-as-strided-storage": "aten_mlir.passes.decompose.as_strided_storage",
-    "aten-check-expand-groups": "aten_mlir.passes.linalg.dynamic_expands",
+    "aten-check-expand-groups": "aten_mlir.passes.memref.check_expand_groups",
     "aten-check-target": "aten_mlir.passes.decompose.decompose_pass",
     "aten-clamp-data-indices": "aten_mlir.passes.linalg.clamp_indices",
     "aten-clone-broadcast-producers": "aten_mlir.passes.linalg.clone_broadcast_producers",
