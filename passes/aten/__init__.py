@@ -6,6 +6,7 @@ of their own.
 May import: `mlir`, `aten_mlir.dialects`, `passes.registry` / `passes.ir`, and
 `passes.decompose` for the core target set `aten-verify{target=core}` checks against; never
 `aten_mlir.backends` (a backend imports passes, not the other way round).
-"""
 
-from . import drop_dead, verify  # noqa: F401  (registers the passes)
+Nothing is imported here: `aten_mlir.pass_table` names each pass's module, imported the
+first time the pass is looked up.
+"""

@@ -3,6 +3,7 @@
 `memref.dealloc` each, instead of a runtime alias check).
 
 May import: `mlir`, `passes.registry`, `passes.ir`; never `aten_mlir.backends`.
-"""
 
-from . import split_deallocs  # noqa: F401  (registers the pass)
+Nothing is imported here: `aten_mlir.pass_table` names each pass's module, imported the
+first time the pass is looked up.
+"""

@@ -10,16 +10,7 @@ bufferization); one pass per module, named after it:
 
 May import: `mlir`, `aten_mlir.dialects`, `passes.registry`, `passes.ir`; never
 `aten_mlir.backends` (the backends import `NAMED_PRODUCTS` and these passes, not the reverse).
-"""
 
-from . import (  # noqa: F401  (registers the passes)
-    clamp_indices,
-    clone_broadcast_producers,
-    dynamic_expands,
-    fold_transposes,
-    generalize_products,
-    outline_repeats,
-    reuse_dead_inputs,
-    split_contraction_prologue,
-    unshare_fills,
-)
+Nothing is imported here: `aten_mlir.pass_table` names each pass's module, imported the
+first time the pass is looked up.
+"""

@@ -6,10 +6,7 @@ diagnostic for any such group left) and `aten-widen-i1-memrefs` (`widen_i1_memre
 
 May import: `mlir`, `passes.registry`, `passes.ir`, the expand-shape queries of
 `passes.linalg.dynamic_expands`; never `aten_mlir.backends`.
-"""
 
-from . import (  # noqa: F401  (registers the passes)
-    check_expand_groups,
-    expand_casts,
-    widen_i1_memrefs,
-)
+Nothing is imported here: `aten_mlir.pass_table` names each pass's module, imported the
+first time the pass is looked up.
+"""
