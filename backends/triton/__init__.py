@@ -15,24 +15,11 @@ The room, in the order a program goes through it:
   helpers loaded by file path). Their paths are part of every generated module: kept stable.
 - `aot.py`: ahead-of-time compilation of the kernels for a GPU target (no device needed).
 
-Importing the package registers its passes (`triton-outline-matmul`, `triton-fold-padding`,
-`triton-fold-copies-into-products`, `triton-merge-slabs`, `triton-inline-producers`,
-`triton-inline-small-convs`, `triton-sink-loops`, `triton-fuse-rows`, `triton-rematerialize`,
-`triton-unalias-epilogues`) and nothing heavier; torch and triton load when a program is built."""
+The `triton-*` passes are named, with their modules, in `aten_mlir/pass_table.py` and load
+when a pipeline or `aten-opt` first names them: importing the package registers nothing. Torch
+and triton load when a program is built."""
 
 from .codegen.kernel_types import KernelError
-from .passes import (  # noqa: F401  (register their passes)
-    fold_copies,
-    fold_padding,
-    fuse_rows,
-    inline_convs,
-    inline_producers,
-    merge_slabs,
-    outline_matmul,
-    rematerialize,
-    sink_loops,
-    unalias_epilogues,
-)
 
 
 def build(module, cache_dir=None, dump_dir=None):
