@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from aten_mlir.backends import triton as _triton_passes  # noqa: F401  (registers its passes)
-from aten_mlir.backends.cpu import passes as _cpu_passes  # noqa: F401  (registers its passes)
 from aten_mlir.backends.isolate import ChildCrashed, crashing_pass, run_isolated
 from aten_mlir.dialects import make_context
 from aten_mlir.frontend.program import IRParseError, parse_module

@@ -2,12 +2,11 @@
 
 `compile()` runs them in order (`aten-opt --stage NAME` replays one); the native build
 (`native.py`) takes the `llvm` stage's module. The `cpu-*` passes the stages name are this
-room's (`passes/`); importing this module registers them.
+room's (`passes/`), found by name through `aten_mlir.pass_table` when a pipeline runs.
 """
 
 from __future__ import annotations
 
-from aten_mlir.backends.cpu import passes as _passes  # noqa: F401  (registers its cpu-* passes)
 from aten_mlir.passes.stages import BUFFERIZE, DECOMPOSE, OUTLINE_REPEATS, Stage
 
 CPU_STAGES: list[Stage] = [

@@ -11,18 +11,6 @@ the vector kernels and loop analyses they build on.
   `cpu-outline-loop-nests`, `cpu-emit-c-interface`, `cpu-fast-math`, `cpu-accurate-math`.
 
 The room may import the pass registry and the shared IR helpers of `aten_mlir.passes`, and
-`mlir`; never `backends/triton`, and nothing of `passes/` imports it. Importing the package
-registers its passes.
+`mlir`; never `backends/triton`, and nothing of `passes/` imports it. Each pass has its line
+in `aten_mlir/pass_table.py` (pass name -> module), which imports the module on first use.
 """
-
-from . import (  # noqa: F401  (registers the passes)
-    accurate_math,
-    c_interface,
-    contractions,
-    copies,
-    fast_math,
-    fuse_row_nests,
-    outline_nests,
-    parallelize,
-    vectorize,
-)

@@ -16,7 +16,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import linalg
 
-from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+from aten_mlir.passes.ir import nested_ops
+from aten_mlir.passes.registry import ModulePass, register_pass
 
 from .vectorize_plan import is_identity_layout
 

@@ -31,7 +31,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, math
 
-from aten_mlir.passes.registry import ModulePass, nested_ops, register_pass
+from aten_mlir.passes.ir import nested_ops
+from aten_mlir.passes.registry import ModulePass, register_pass
 
 _CONTRACT = "#arith.fastmath<contract>"
 _F32_MIN_NORMAL = 2.0**-126

@@ -18,7 +18,8 @@ from typing import ClassVar
 
 from mlir import ir
 
-from aten_mlir.passes.registry import MEMREF_VIEWS, ModulePass, register_pass, view_root
+from aten_mlir.passes.ir import MEMREF_VIEWS, PURE_PREFIXES, view_root
+from aten_mlir.passes.registry import ModulePass, register_pass
 
 # Accesses: op name -> (position of the memref, position of the first index, is a write).
 _ACCESSES = {
@@ -29,7 +30,8 @@ _ACCESSES = {
     "vector.store": (1, 2, True),
     "vector.maskedstore": (0, 1, True),
 }
-_PURE_PREFIXES = ("arith.", "math.", "index.", "affine.apply", "ub.")
+# and ub.* (poison values), which touch no memory either
+_PURE_PREFIXES = (*PURE_PREFIXES, "ub.")
 _CONTROL = frozenset(("scf.for", "scf.if", "scf.yield", "scf.reduce", "memref.dim"))
 _VECTOR_MEMORY = ("load", "store", "transfer", "gather", "scatter", "print", "expand", "compress")
 # Ops between two nests that can move above the first: they read no memory.

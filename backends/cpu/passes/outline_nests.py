@@ -19,7 +19,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func
 
-from aten_mlir.passes.registry import ModulePass, outside_uses, register_pass, walked_ops
+from aten_mlir.passes.ir import outside_uses, walked_ops
+from aten_mlir.passes.registry import ModulePass, register_pass
 
 _LOOPS = ("scf.for", "scf.parallel", "scf.forall", "scf.while", "affine.for", "affine.parallel")
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from aten_mlir.passes.registry import MEMREF_VIEWS, view_root
+from aten_mlir.passes.ir import MEMREF_ALIASES, PURE_PREFIXES, view_root
 
 CONCRETE_TRIPS = 256
 
@@ -30,8 +30,10 @@ Interval = tuple[Bound, Bound]
 EMPTY = ((0, 0), (0, -1))
 
 # Ops without memory effects (beyond what the names say) that may sit in a parallel body.
-_PURE_PREFIXES = ("arith.", "math.", "index.", "complex.", "ub.", "affine.apply", "scf.")
-_PURE_MEMREF = frozenset({*MEMREF_VIEWS, "memref.dim", "memref.assume_alignment"})
+# complex and ub ops compute values only; an scf op's body is walked op by op, so the loop or
+# branch itself touches nothing.
+_PURE_PREFIXES = (*PURE_PREFIXES, "complex.", "ub.", "scf.")
+_PURE_MEMREF = MEMREF_ALIASES | {"memref.dim"}
 # vector ops that touch memory (the rest are pure): memref operand 0 for loads, 1 for stores
 _VECTOR_MEMORY = {
     "vector.load": (0, False),

@@ -24,13 +24,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, builtin, func, llvm, scf
 
-from aten_mlir.passes.registry import (
-    ModulePass,
-    defined_functions,
-    nested_ops,
-    option,
-    register_pass,
-)
+from aten_mlir.passes.ir import defined_functions, nested_ops
+from aten_mlir.passes.registry import ModulePass, option, register_pass
 
 from .parallel_deps import iterations_independent
 

@@ -24,7 +24,8 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
-from aten_mlir.passes.registry import ModulePass, nested_ops, option, register_pass
+from aten_mlir.passes.ir import nested_ops
+from aten_mlir.passes.registry import ModulePass, option, register_pass
 
 from .accurate_math import LIBM
 from .bf16_rounding import is_f32_to_bf16, round_to_bf16

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from aten_mlir.passes.registry import view_root
+from aten_mlir.passes.ir import view_root
 
 # combining op -> vector.reduction kind
 COMBINING_KINDS = {
