@@ -1,4 +1,4 @@
-"""`cpu-parallelize-loops`: which loops are proven independent (`cpu_parallel_deps`), and
+"""`cpu-parallelize-loops`: which loops are proven independent (`parallel_deps`), and
 compiled programs giving the same bits at one and two threads."""
 
 from __future__ import annotations
