@@ -198,6 +198,3 @@ def lower_convolution(op, rw):
 def _expand_list(values, n):
     values = list(values)
     return values * n if len(values) == 1 else values
-
-
-from . import convolution_backward  # noqa: E402, F401  (registers aten.convolution_backward)

@@ -12,10 +12,7 @@ import torch
 from mlir import ir
 from mlir.dialects import arith
 
-from . import (
-    complex_core,
-    creation_arange,  # noqa: F401  (registers aten.arange.start_step)
-)
+from . import complex_core
 from .builder import PARALLEL, convert, is_float, is_int, tensor_type, width
 from .elementwise_core import broadcast_map
 from .registry import register_lowering

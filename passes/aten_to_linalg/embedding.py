@@ -12,7 +12,6 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, scf, tensor
 
-from . import embedding_bag  # noqa: F401  (registers _embedding_bag)
 from .builder import PARALLEL, convert, is_float, tensor_type
 from .indexing_core import as_index, linalg_indices, loop_nest, supported
 from .registry import register_lowering

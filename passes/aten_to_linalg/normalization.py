@@ -281,9 +281,7 @@ def lower_group_norm(op, rw):
     with rw.at():
         x4 = group_view(rw, x, g)
         mean, rstd = stats(x4, [2, 3], acc_type(out_t.element_type), a["eps"])
-        w, b = (
-            None if v is None else _split_vector(v, g) for v in (a.get("weight"), a.get("bias"))
-        )
+        w, b = (None if v is None else split_vector(v, g) for v in (a.get("weight"), a.get("bias")))
         out4_t = ranked(shape_of(tensor_type(x4)), out_t.element_type)
         out4 = normalize(
             x4,
@@ -303,13 +301,10 @@ def lower_group_norm(op, rw):
         )
 
 
-def _split_vector(v: ir.Value, groups: int) -> ir.Value:
+def split_vector(v: ir.Value, groups: int) -> ir.Value:
     """A per-channel (C,) vector viewed as (G, C/G)."""
     s = size(v, 0)
     if isinstance(s, int):
         return expand(v, [[0, 1]], [groups, s // groups], [])
     per = arith.divsi(s, arith.constant(ir.IndexType.get(), groups))
     return expand(v, [[0, 1]], [groups, ir.ShapedType.get_dynamic_size()], [per])
-
-
-from . import normalization_backward  # noqa: E402, F401  (its rules use the builders above)

@@ -11,7 +11,7 @@ from mlir import ir
 from mlir.dialects import arith
 
 from .builder import PARALLEL, convert, is_float, tensor_type
-from .normalization import _split_vector, group_view, ungroup
+from .normalization import group_view, split_vector, ungroup
 from .reductions_common import (
     acc_type,
     collapse,
@@ -132,7 +132,7 @@ def lower_group_norm_backward(op, rw):
     ng = dims_map(4, [0, 1])  # mean/rstd (N, G) read from (N, G, C/G, HxW) loops
     with rw.at():
         x4, g4 = group_view(rw, x, groups), group_view(rw, g, groups)
-        w2 = _split_vector(w, groups) if w is not None else None
+        w2 = split_vector(w, groups) if w is not None else None
 
         def channel_sums(gv, xv, ds, db):
             return arith.addf(ds, arith.mulf(c(gv), c(xv))), arith.addf(db, c(gv))

@@ -105,17 +105,15 @@ def lower_index_pad(index_fn, n, op, rw):
     return gather(rw, x, result, out, at)
 
 
-for _n in (1, 2, 3):
-    _name = f"aten.reflection_pad{_n}d"
+for _name, _index_fn, _n in (
+    ("aten.reflection_pad1d", _reflect, 1),
+    ("aten.reflection_pad2d", _reflect, 2),
+    ("aten.reflection_pad3d", _reflect, 3),
+    ("aten.replication_pad2d", _replicate, 2),
+    ("aten.replication_pad3d", _replicate, 3),
+):
     register_lowering(
         _name,
-        located(partial(lower_index_pad, _reflect, _n)),
-        summary=f"{_name} -> linalg.generic(linalg.index, tensor.extract)",
-    )
-for _n in (2, 3):
-    _name = f"aten.replication_pad{_n}d"
-    register_lowering(
-        _name,
-        located(partial(lower_index_pad, _replicate, _n)),
+        located(partial(lower_index_pad, _index_fn, _n)),
         summary=f"{_name} -> linalg.generic(linalg.index, tensor.extract)",
     )

@@ -14,7 +14,6 @@ from mlir import ir
 from mlir.dialects import arith, linalg
 
 from . import convolution_tensors as T
-from . import pooling_adaptive, pooling_backward  # noqa: F401  (register their rules)
 from .builder import convert, is_float, tensor_type
 from .pooling_windows import CMPF, CMPI, Windows, avg_divisor
 from .registry import register_lowering
@@ -76,11 +75,11 @@ def lower_max_pool(n, op, rw):
     return T.window_generic(rw, [xpad], [w.read_map()], [values, indices], n, w.k, body, n_out=2)
 
 
-for _n in (2, 3):
+for _name, _n in (("aten.max_pool2d_with_indices", 2), ("aten.max_pool3d_with_indices", 3)):
     register_lowering(
-        f"aten.max_pool{_n}d_with_indices",
+        _name,
         partial(lower_max_pool, _n),
-        summary=f"aten.max_pool{_n}d_with_indices -> linalg.generic(values, indices) / "
+        summary=f"{_name} -> linalg.generic(values, indices) / "
         "linalg.pooling_nchw_max, linalg.copy (padding)",
     )
 
@@ -130,10 +129,9 @@ def lower_avg_pool(n, op, rw):
     return rw.generic([sums], [out], [T.identity(rank)] * 2, [T.PARALLEL] * rank, mean)[0]
 
 
-for _n in (1, 2, 3):
+for _name, _n in (("aten.avg_pool1d", 1), ("aten.avg_pool2d", 2), ("aten.avg_pool3d", 3)):
     register_lowering(
-        f"aten.avg_pool{_n}d",
+        _name,
         partial(lower_avg_pool, _n),
-        summary=f"aten.avg_pool{_n}d -> linalg.pooling_nc*_sum / linalg.generic(sum), "
-        "linalg.generic(divide)",
+        summary=f"{_name} -> linalg.pooling_nc*_sum / linalg.generic(sum), linalg.generic(divide)",
     )

@@ -105,14 +105,14 @@ def lower_adaptive_avg_pool(n, op, rw):
 
 
 for _name, _n in (
-    ("adaptive_avg_pool1d", 1),
-    ("_adaptive_avg_pool2d", 2),
-    ("_adaptive_avg_pool3d", 3),
+    ("aten.adaptive_avg_pool1d", 1),
+    ("aten._adaptive_avg_pool2d", 2),
+    ("aten._adaptive_avg_pool3d", 3),
 ):
     register_lowering(
-        f"aten.{_name}",
+        _name,
         partial(lower_adaptive_avg_pool, _n),
-        summary=f"aten.{_name} -> linalg.generic(masked window sum, tensor.extract), "
+        summary=f"{_name} -> linalg.generic(masked window sum, tensor.extract), "
         "linalg.generic(divide)",
     )
 

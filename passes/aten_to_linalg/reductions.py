@@ -12,7 +12,6 @@ from functools import partial
 from mlir import ir
 from mlir.dialects import arith, math
 
-from . import reductions_arg, reductions_scan  # noqa: F401  (register their rules)
 from .builder import convert, elem, is_float, is_unsigned_type, tensor_type
 from .reductions_common import (
     acc_type,

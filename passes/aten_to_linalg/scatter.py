@@ -14,7 +14,7 @@ import math
 from mlir import ir
 from mlir.dialects import arith, tensor
 
-from . import indexing_mask, scatter_masked  # noqa: F401  (scatter_masked registers its rule)
+from . import indexing_mask
 from .builder import PARALLEL, convert, elem, is_float, tensor_type
 from .indexing_core import Advanced, as_index, const_index, loop_nest, signless, supported
 from .registry import register_lowering

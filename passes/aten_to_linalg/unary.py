@@ -2,7 +2,7 @@
 
 Float-valued ops (exp, sin, ...) on integer or bool inputs compute in float32, as torch promotes
 them; reduced floats compute in f32 and round on the output. log1p and expm1 stay math.log1p and
-math.expm1: the LLVM stage calls libm for them (`aten-accurate-math`), as eager does.
+math.expm1: the LLVM stage calls libm for them (`cpu-accurate-math`), as eager does.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from mlir.dialects import complex as cx
 
 from aten_mlir.dialects import dtype_of, get_op_def, op_arguments
 
-from . import unary_pow  # noqa: F401  (pow and atan2 register themselves)
 from .builder import elem, is_float
 from .complex_core import is_complex
 from .elementwise_core import elementwise, opmath

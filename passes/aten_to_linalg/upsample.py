@@ -12,7 +12,6 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, linalg, math, tensor
 
-from . import upsample_grid  # noqa: F401  (registers grid_sampler_2d)
 from .builder import PARALLEL, convert, elem, is_float, tensor_type
 from .registry import register_lowering
 

@@ -11,7 +11,6 @@ from mlir import ir
 from mlir.dialects import linalg
 
 from ..ir.monomials import Mono, div, divides, mul
-from . import views_slices  # noqa: F401  (slice, select, diagonal, as_strided, split, sym_*)
 from .builder import LoweringRewriter, tensor_type
 from .registry import register_lowering
 from .views_common import (

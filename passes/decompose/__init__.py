@@ -1,10 +1,28 @@
-"""Stage "decompose": any aten program -> the target op set, as MLIR rewrite patterns."""
+"""Stage "decompose": any aten program -> the target op set, as MLIR rewrite patterns.
+
+The room holds the decomposition table (`registry.py`: `DECOMPOSITIONS`, and `KEPT_WHOLE` for the
+ops left whole on purpose), one rule module per op family (`activations.py`, `views.py`, ...;
+sub-families in `<family>_<concept>.py`), the helpers they share (`common.py`,
+`elementwise_common.py`, `losses_common.py`, `upsample_index.py`, `upsample_aa.py`), the
+`aten-decompose` / `aten-check-target` passes (`decompose_pass.py`), the `aten-as-strided-storage`
+pass and the coverage report against torch's table (`coverage.py`).
+
+It may import `aten_mlir.dialects`, `aten_mlir.frontend.program` (the Program `decompose` returns)
+and the target-neutral helpers of `passes/` (`rules`, `registry`, `pipeline`, `monomials`); never
+`aten_to_linalg` or a backend.
+
+Every rule module is listed once in the table below and registers its rules when imported from
+here; no module imports a sibling to make it register. Registration order does not matter: the
+tables are keyed by op name and a name taken twice raises.
+"""
 
 from __future__ import annotations
 
 from aten_mlir.frontend.program import Program, parse_module
 
-from . import (  # noqa: F401  (registers the rules)
+# The rule table: every module that fills DECOMPOSITIONS or KEPT_WHOLE, plus the
+# aten-as-strided-storage pass module.
+from . import (  # noqa: F401
     activations,
     aliases,
     as_strided_storage,
@@ -12,25 +30,47 @@ from . import (  # noqa: F401  (registers the rules)
     convolution,
     creation,
     elementwise,
+    elementwise_math,
+    elementwise_predicates,
     factorizations,
+    factorizations_solve,
+    factorizations_spectral,
     fft,
+    fft_stft,
     indexing,
+    indexing_backward,
+    indexing_hist,
+    indexing_search,
+    indexing_strided,
+    indexing_unique,
     linalg,
     losses,
+    losses_distance,
+    losses_nll,
     matrices,
+    matrices_einsum,
     normalization,
     padding,
     pooling,
     prims,
     quantized,
     random,
+    random_dropout,
     reductions,
+    reductions_matrix,
+    reductions_scans,
     rnn,
     shapes,
+    shapes_calculus,
+    shapes_repeat,
     sorting,
+    sorting_quantile,
     special,
     upsample,
+    upsample_grid,
+    upsample_shuffle,
     views,
+    views_more,
 )
 from .decompose_pass import DEFAULT_KEPT, AtenCheckTarget, AtenDecompose, ops_outside, target_set
 from .registry import (

@@ -119,10 +119,14 @@ def _register(op_name: str, fn, n: int, summary: str) -> None:
 
 
 _BATCHIFY = "aten.convolution (aten.unsqueeze, aten.squeeze.dims around an unbatched input)"
-for _n in (1, 2, 3):
-    _register(f"aten.conv{_n}d", _conv, _n, _BATCHIFY)
+for _n, _name, _padding_name in (
+    (1, "aten.conv1d", "aten.conv1d.padding"),
+    (2, "aten.conv2d", "aten.conv2d.padding"),
+    (3, "aten.conv3d", "aten.conv3d.padding"),
+):
+    _register(_name, _conv, _n, _BATCHIFY)
     _register(
-        f"aten.conv{_n}d.padding",
+        _padding_name,
         _conv_padding_mode,
         _n,
         "aten.constant_pad_nd ('same' with an odd total padding), " + _BATCHIFY,

@@ -162,10 +162,9 @@ def _register_linspace(op_name: str) -> None:
     register_decomposition(op_name)(rule)
 
 
-def _register_logspace(op_name: str) -> None:
+def _register_logspace(op_name: str, linspace_name: str) -> None:
     """logspace -> the matching linspace overload for the exponents, then `pow(base, .)` in
     double as ATen's kernel does (`std::pow(double base, scalar_t exponent)`)."""
-    linspace_name = op_name.replace("logspace", "linspace")
 
     def rule(op, rewriter):
         a = rewriter.args
@@ -191,9 +190,14 @@ def _int_endpoint(rewriter, value, elem: torch.dtype):
     return int(value) if isinstance(value, float) else value
 
 
-for _overload in ("", ".Tensor_Tensor", ".Tensor_Scalar", ".Scalar_Tensor"):
-    _register_linspace("aten.linspace" + _overload)
-    _register_logspace("aten.logspace" + _overload)
+for _linspace_name, _logspace_name in (
+    ("aten.linspace", "aten.logspace"),
+    ("aten.linspace.Tensor_Tensor", "aten.logspace.Tensor_Tensor"),
+    ("aten.linspace.Tensor_Scalar", "aten.logspace.Tensor_Scalar"),
+    ("aten.linspace.Scalar_Tensor", "aten.logspace.Scalar_Tensor"),
+):
+    _register_linspace(_linspace_name)
+    _register_logspace(_logspace_name, _linspace_name)
 
 
 # -- uninitialised tensors, zero, item ------------------------------------------------------------

@@ -14,7 +14,6 @@ import torch
 
 from aten_mlir.dialects import dtype_of
 
-from . import elementwise_math, elementwise_predicates  # noqa: F401  (registers rules)
 from .common import to_dtype
 from .elementwise_common import register_renamed, register_scalar_overload, result_dtype
 from .registry import keep_whole, register_decomposition
@@ -90,15 +89,26 @@ for _source, _target, _fixed in (
 ):
     register_renamed(_source, _target, **_fixed)
 
-for _shift in ("aten.bitwise_left_shift", "aten.bitwise_right_shift"):
+for _shift, _tensor_scalar, _scalar_tensor in (
+    (
+        "aten.bitwise_left_shift.Tensor",
+        "aten.bitwise_left_shift.Tensor_Scalar",
+        "aten.bitwise_left_shift.Scalar_Tensor",
+    ),
+    (
+        "aten.bitwise_right_shift.Tensor",
+        "aten.bitwise_right_shift.Tensor_Scalar",
+        "aten.bitwise_right_shift.Scalar_Tensor",
+    ),
+):
     keep_whole(
-        f"{_shift}.Tensor",
+        _shift,
         "core has no shift op and arithmetic cannot spell ATen's out-of-range rule (0, or the sign "
         "fill, for shifts < 0 or >= the bit width) without overflow; torch lowers it only to "
         "prims.shift_left/shift_right_arithmetic",
     )
-    register_scalar_overload(f"{_shift}.Tensor_Scalar", f"{_shift}.Tensor", "other")
-    register_scalar_overload(f"{_shift}.Scalar_Tensor", f"{_shift}.Tensor", "self")
+    register_scalar_overload(_tensor_scalar, _shift, "other")
+    register_scalar_overload(_scalar_tensor, _shift, "self")
 
 
 def _bitwise_scalar_tensor(core_name, op, rewriter):
@@ -106,11 +116,15 @@ def _bitwise_scalar_tensor(core_name, op, rewriter):
     return rewriter.aten(core_name, rewriter.args["other"], rewriter.args["self"])
 
 
-for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
-    _rule = functools.partial(_bitwise_scalar_tensor, f"aten.{_name}.Scalar")
-    _rule.__doc__ = f"aten.{_name}.Scalar_Tensor -> aten.{_name}.Scalar (operands swapped)"
-    _rule.__name__ = f"decompose_{_name}_scalar_tensor"
-    register_decomposition(f"aten.{_name}.Scalar_Tensor")(_rule)
+for _op_name, _core_name in (
+    ("aten.bitwise_and.Scalar_Tensor", "aten.bitwise_and.Scalar"),
+    ("aten.bitwise_or.Scalar_Tensor", "aten.bitwise_or.Scalar"),
+    ("aten.bitwise_xor.Scalar_Tensor", "aten.bitwise_xor.Scalar"),
+):
+    _rule = functools.partial(_bitwise_scalar_tensor, _core_name)
+    _rule.__doc__ = f"{_op_name} -> {_core_name} (operands swapped)"
+    _rule.__name__ = "decompose_" + _op_name.removeprefix("aten.").replace(".", "_").lower()
+    register_decomposition(_op_name)(_rule)
 
 
 def _float_power_operand(rewriter, value, target):
@@ -126,14 +140,18 @@ def _float_power(core_name, op, rewriter):
     return rewriter.aten(core_name, base, exponent)
 
 
-for _overload in ("Tensor_Tensor", "Tensor_Scalar", "Scalar"):
-    _rule = functools.partial(_float_power, f"aten.pow.{_overload}")
+for _op_name, _core_name in (
+    ("aten.float_power.Tensor_Tensor", "aten.pow.Tensor_Tensor"),
+    ("aten.float_power.Tensor_Scalar", "aten.pow.Tensor_Scalar"),
+    ("aten.float_power.Scalar", "aten.pow.Scalar"),
+):
+    _rule = functools.partial(_float_power, _core_name)
     _rule.__doc__ = (
-        f"aten.float_power.{_overload} -> aten._to_copy, aten.pow.{_overload}: pow with both "
+        f"{_op_name} -> aten._to_copy, {_core_name}: pow with both "
         "operands in float64 (complex128), as ATen computes it"
     )
-    _rule.__name__ = f"decompose_float_power_{_overload.lower()}"
-    register_decomposition(f"aten.float_power.{_overload}")(_rule)
+    _rule.__name__ = "decompose_" + _op_name.removeprefix("aten.").replace(".", "_").lower()
+    register_decomposition(_op_name)(_rule)
 
 
 @register_decomposition("aten.chalf")
@@ -142,16 +160,16 @@ def decompose_chalf(op, rewriter):
     return rewriter.aten("aten._to_copy", rewriter.args["self"], dtype=torch.complex32)
 
 
-def _register_to(overload: str) -> None:
+def _register_to(op_name: str) -> None:
     def decompose_to(op, rewriter):
         # `to` aliases its input when nothing changes and copies otherwise; values do not alias,
         # so only a dtype change needs an op (devices and memory formats never reach the IR)
         return to_dtype(rewriter, rewriter.args["self"], _result_dtype(op))
 
-    decompose_to.__name__ = f"decompose_to_{overload}"
-    decompose_to.__doc__ = f"aten.to.{overload} -> aten._to_copy (a dtype change; else the input)"
-    register_decomposition(f"aten.to.{overload}")(decompose_to)
+    decompose_to.__name__ = "decompose_" + op_name.removeprefix("aten.").replace(".", "_")
+    decompose_to.__doc__ = f"{op_name} -> aten._to_copy (a dtype change; else the input)"
+    register_decomposition(op_name)(decompose_to)
 
 
-for _overload in ("dtype", "dtype_layout", "device", "other"):
-    _register_to(_overload)
+for _op_name in ("aten.to.dtype", "aten.to.dtype_layout", "aten.to.device", "aten.to.other"):
+    _register_to(_op_name)

@@ -74,11 +74,11 @@ def _scale(factor, op, rewriter):
     return rewriter.aten("aten.mul.Scalar", x, factor)
 
 
-for _name, _factor in (("deg2rad", math.pi / 180), ("rad2deg", 180 / math.pi)):
+for _name, _factor in (("aten.deg2rad", math.pi / 180), ("aten.rad2deg", 180 / math.pi)):
     _rule = functools.partial(_scale, _factor)
-    _rule.__doc__ = f"aten.{_name} -> aten.mul.Scalar (ATen multiplies by the constant)"
-    _rule.__name__ = f"decompose_{_name}"
-    register_decomposition(f"aten.{_name}")(_rule)
+    _rule.__doc__ = f"{_name} -> aten.mul.Scalar (ATen multiplies by the constant)"
+    _rule.__name__ = "decompose_" + _name.removeprefix("aten.")
+    register_decomposition(_name)(_rule)
 
 
 @register_decomposition("aten.frac")
@@ -172,17 +172,17 @@ def _logaddexp(base2, op, rewriter):
 
 
 for _name, _base2, _targets in (
-    ("logaddexp", False, "aten.exp, aten.log1p"),
-    ("logaddexp2", True, "aten.pow.Scalar, aten.log1p, aten.mul.Scalar"),
+    ("aten.logaddexp", False, "aten.exp, aten.log1p"),
+    ("aten.logaddexp2", True, "aten.pow.Scalar, aten.log1p, aten.mul.Scalar"),
 ):
     _rule = functools.partial(_logaddexp, _base2)
     _rule.__doc__ = (
-        f"aten.{_name} -> aten.maximum, aten.sub.Tensor, aten.abs, aten.neg, {_targets}, "
+        f"{_name} -> aten.maximum, aten.sub.Tensor, aten.abs, aten.neg, {_targets}, "
         "aten.add.Tensor, aten.isinf, aten.eq.Tensor, aten.logical_and, aten.where.self: "
         "max + log1p(exp(-|a - b|)) as ATen, equal infinities passed through"
     )
-    _rule.__name__ = f"decompose_{_name}"
-    register_decomposition(f"aten.{_name}")(_rule)
+    _rule.__name__ = "decompose_" + _name.removeprefix("aten.")
+    register_decomposition(_name)(_rule)
 
 
 @register_decomposition("aten.sinc")
@@ -255,13 +255,13 @@ def _fmax_fmin(core_name, op, rewriter):
     return rewriter.aten("aten.where.self", rewriter.aten("aten.isnan", a), b, out)
 
 
-for _name, _core in (("fmax", "aten.maximum"), ("fmin", "aten.minimum")):
+for _name, _core in (("aten.fmax", "aten.maximum"), ("aten.fmin", "aten.minimum")):
     _rule = functools.partial(_fmax_fmin, _core)
     _rule.__doc__ = (
-        f"aten.{_name} -> {_core}, aten.isnan, aten.where.self: a nan operand yields the other"
+        f"{_name} -> {_core}, aten.isnan, aten.where.self: a nan operand yields the other"
     )
-    _rule.__name__ = f"decompose_{_name}"
-    register_decomposition(f"aten.{_name}")(_rule)
+    _rule.__name__ = "decompose_" + _name.removeprefix("aten.")
+    register_decomposition(_name)(_rule)
 
 
 @register_decomposition("aten.hypot")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import torch
 from mlir import ir
 
-from . import factorizations_solve, factorizations_spectral  # noqa: F401  (registers rules)
 from .common import dtype
 from .registry import keep_whole, register_decomposition
 from .views import permute, rank, transposed_dims

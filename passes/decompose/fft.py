@@ -28,7 +28,7 @@ keep_whole(
 )
 
 # ATen's fft_norm_mode: none, by_root_n, by_n.
-_NONE, _BY_ROOT_N, _BY_N = 0, 1, 2
+NORM_NONE, NORM_BY_ROOT_N, NORM_BY_N = 0, 1, 2
 _COMPLEX_OF = {torch.float32: torch.complex64, torch.float64: torch.complex128}
 _REAL_OF = {v: k for k, v in _COMPLEX_OF.items()}
 
@@ -36,15 +36,15 @@ _REAL_OF = {v: k for k, v in _COMPLEX_OF.items()}
 def _norm_code(norm: str | None, forward: bool) -> int:
     """ATen's norm_from_string."""
     if norm is None or norm == "backward":
-        return _NONE if forward else _BY_N
+        return NORM_NONE if forward else NORM_BY_N
     if norm == "forward":
-        return _BY_N if forward else _NONE
+        return NORM_BY_N if forward else NORM_NONE
     if norm == "ortho":
-        return _BY_ROOT_N
+        return NORM_BY_ROOT_N
     raise ValueError(f'invalid FFT normalization mode "{norm}"')
 
 
-def _is_complex(v: ir.Value) -> bool:
+def is_complex(v: ir.Value) -> bool:
     return isinstance(ir.RankedTensorType(v.type).element_type, ir.ComplexType)
 
 
@@ -119,7 +119,7 @@ def _c2c(op, rewriter, x, sizes, dims, norm, *, forward: bool):
 
 def _full_transform(op, rewriter, x, sizes, dims, norm, *, forward: bool):
     """fft / ifft / fftn / ifftn: `_fft_r2c` (onesided=False) for real x, else `_fft_c2c`."""
-    if _is_complex(x):
+    if is_complex(x):
         return _c2c(op, rewriter, x, sizes, dims, norm, forward=forward)
     return _r2c(op, rewriter, x, sizes, dims, norm, forward=forward, onesided=False)
 
@@ -132,7 +132,7 @@ def _c2r(op, rewriter, x, sizes, dims, norm, *, forward: bool):
     if keep_last:  # the input keeps its size m there: the output has 2 (m - 1)
         m = rewriter.size(x, dims[-1])
         last = rewriter.index_arith(arith.SubIOp, rewriter.index_arith(arith.MulIOp, m, 2), 2)
-    reverse = forward and _is_complex(x)
+    reverse = forward and is_complex(x)
     x = to_dtype(rewriter, x, _COMPLEX_OF[_result_dtype(op)])
     x = _resize(rewriter, x, dims, sizes[:-1] + [None if keep_last else last // 2 + 1])
     code = _norm_code(norm, forward)
@@ -262,20 +262,27 @@ def decompose_fft_hfftn(op, rewriter):
     return args and _c2r(op, rewriter, *args, forward=True)
 
 
-def _register_2d(name: str) -> None:
+def _register_2d(op_name: str, target: str) -> None:
     """`fft_<x>2` is `fft_<x>n` with two dims (ATen forwards it as is)."""
 
     def decompose_2d(op, rewriter):
         x, s, dim, norm = (rewriter.args[k] for k in ("self", "s", "dim", "norm"))
-        return rewriter.aten(f"aten.fft_{name}n", x, s, dim, norm, results=_result(op))
+        return rewriter.aten(target, x, s, dim, norm, results=_result(op))
 
-    decompose_2d.__name__ = f"decompose_fft_{name}2"
-    decompose_2d.__doc__ = f"aten.fft_{name}2 -> aten.fft_{name}n"
-    register_decomposition(f"aten.fft_{name}2")(decompose_2d)
+    decompose_2d.__name__ = "decompose_" + op_name.removeprefix("aten.")
+    decompose_2d.__doc__ = f"{op_name} -> {target}"
+    register_decomposition(op_name)(decompose_2d)
 
 
-for _name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft"):
-    _register_2d(_name)
+for _name, _target in (
+    ("aten.fft_fft2", "aten.fft_fftn"),
+    ("aten.fft_ifft2", "aten.fft_ifftn"),
+    ("aten.fft_rfft2", "aten.fft_rfftn"),
+    ("aten.fft_irfft2", "aten.fft_irfftn"),
+    ("aten.fft_hfft2", "aten.fft_hfftn"),
+    ("aten.fft_ihfft2", "aten.fft_ihfftn"),
+):
+    _register_2d(_name, _target)
 
 
 # -- sample frequencies ---------------------------------------------------------------------------
@@ -303,6 +310,3 @@ def decompose_fft_rfftfreq(op, rewriter):
         return None
     steps = rewriter.aten("aten.arange.start_step", 0, n // 2 + 1, 1, dtype=_result_dtype(op))
     return rewriter.aten("aten.mul.Tensor", steps, 1.0 / (n * d), results=_result(op))
-
-
-from . import fft_stft  # noqa: E402, F401  (registers the stft rule)

@@ -4,7 +4,7 @@ real or complex FFT over the frame axis, as ATen's `stft` composes it. The centr
 
 from __future__ import annotations
 
-from .fft import _BY_ROOT_N, _NONE, _is_complex
+from .fft import NORM_BY_ROOT_N, NORM_NONE, is_complex
 from .registry import register_decomposition
 from .views import rank
 
@@ -35,8 +35,8 @@ def decompose_stft(op, rewriter):
     window = _padded_window(rewriter, window, win_length, n_fft)
     if window is not None:
         frames = rewriter.aten("aten.mul.Tensor", frames, window)
-    norm = _BY_ROOT_N if a["normalized"] else _NONE
-    if _is_complex(frames):
+    norm = NORM_BY_ROOT_N if a["normalized"] else NORM_NONE
+    if is_complex(frames):
         if a["onesided"]:
             return None  # ATen rejects a onesided transform of complex input
         spectrum = rewriter.aten("aten._fft_c2c", frames, [2], norm, True)

@@ -11,13 +11,6 @@ from __future__ import annotations
 import torch
 from mlir.dialects import arith
 
-from . import (  # noqa: F401  (registers rules)
-    indexing_backward,
-    indexing_hist,
-    indexing_search,
-    indexing_strided,
-    indexing_unique,
-)
 from .common import dtype, tensor_of, to_dtype
 from .registry import register_decomposition
 from .views import broadcast_size, rank, result_type, view

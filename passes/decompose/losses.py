@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 
-from . import losses_distance, losses_nll  # noqa: F401  (registers rules)
 from .losses_common import apply_reduction
 from .losses_common import zeros_like as _zeros
 from .registry import register_decomposition

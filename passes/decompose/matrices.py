@@ -11,7 +11,6 @@ import torch
 from mlir import ir
 from mlir.dialects import arith
 
-from . import matrices_einsum  # noqa: F401  (registers rules)
 from .common import dtype, to_dtype
 from .registry import register_decomposition
 from .views import arange, aten_sized, rank, result_type

@@ -67,15 +67,15 @@ def _with_dtype(op, t: ir.Type, elem: torch.dtype) -> ir.Type:
         return ir.RankedTensorType.get(list(ir.RankedTensorType(t).shape), element_type(elem))
 
 
-for _n, _target in (
-    (1, "aten.max_pool1d_with_indices"),
-    (2, "aten.max_pool2d_with_indices"),
-    (3, "aten.max_pool3d_with_indices"),
+for _name, _target in (
+    ("aten.max_pool1d", "aten.max_pool1d_with_indices"),
+    ("aten.max_pool2d", "aten.max_pool2d_with_indices"),
+    ("aten.max_pool3d", "aten.max_pool3d_with_indices"),
 ):
     _rule = functools.partial(_max_pool_values, _target)
-    _rule.__name__ = f"decompose_max_pool{_n}d"
-    _rule.__doc__ = f"aten.max_pool{_n}d -> {_target} (its values)"
-    register_decomposition(f"aten.max_pool{_n}d")(_rule)
+    _rule.__name__ = "decompose_" + _name.removeprefix("aten.")
+    _rule.__doc__ = f"{_name} -> {_target} (its values)"
+    register_decomposition(_name)(_rule)
 
 
 def _adaptive_avg_pool(n: int, op, rewriter):
@@ -90,13 +90,13 @@ def _adaptive_avg_pool(n: int, op, rewriter):
     )
 
 
-for _n in (2, 3):
+for _n, _name in ((2, "aten.adaptive_avg_pool2d"), (3, "aten.adaptive_avg_pool3d")):
     _rule = functools.partial(_adaptive_avg_pool, _n)
     _rule.__name__ = f"decompose_adaptive_avg_pool{_n}d"
     _rule.__doc__ = (
         f"aten.adaptive_avg_pool{_n}d -> aten._adaptive_avg_pool{_n}d, aten.mean.dim (output 1)"
     )
-    register_decomposition(f"aten.adaptive_avg_pool{_n}d")(_rule)
+    register_decomposition(_name)(_rule)
 
 
 @register_decomposition("aten.adaptive_max_pool1d")
@@ -144,14 +144,14 @@ def _static_product(dims) -> int:
     return functools.reduce(int.__mul__, dims, 1)
 
 
-for _n in (2, 3):
+for _n, _name in ((2, "aten.max_unpool2d"), (3, "aten.max_unpool3d")):
     _rule = functools.partial(_max_unpool, _n)
     _rule.__name__ = f"decompose_max_unpool{_n}d"
     _rule.__doc__ = (
         f"aten.max_unpool{_n}d -> aten.full, aten.clone (inputs a view cannot reshape), aten.view, "
         "aten.scatter.src"
     )
-    register_decomposition(f"aten.max_unpool{_n}d")(_rule)
+    register_decomposition(_name)(_rule)
 
 
 # -- adaptive max pooling ---------------------------------------------------------------------
@@ -250,11 +250,11 @@ def _adaptive_max_pool(n: int, op, rewriter):
     return [values, _source_index(rewriter, local, gathered_sizes, maps, sizes)]
 
 
-for _n in (2, 3):
+for _n, _name in ((2, "aten.adaptive_max_pool2d"), (3, "aten.adaptive_max_pool3d")):
     _rule = functools.partial(_adaptive_max_pool, _n)
     _rule.__name__ = f"decompose_adaptive_max_pool{_n}d"
     _rule.__doc__ = _ADAPTIVE_MAX_DOC.format(n=_n)
-    register_decomposition(f"aten.adaptive_max_pool{_n}d")(_rule)
+    register_decomposition(_name)(_rule)
 
 
 # -- fractional max pooling --------------------------------------------------------------------
@@ -356,8 +356,8 @@ _FRACTIONAL_DOC = """aten.fractional_max_pool{n}d -> aten.select.int, aten.unsqu
     the gathered windows are mapped back through the gather index. Torch has no decomposition.
     The spatial sizes must be static."""
 
-for _n in (2, 3):
+for _n, _name in ((2, "aten.fractional_max_pool2d"), (3, "aten.fractional_max_pool3d")):
     _rule = functools.partial(_fractional_max_pool, _n)
     _rule.__name__ = f"decompose_fractional_max_pool{_n}d"
     _rule.__doc__ = _FRACTIONAL_DOC.format(n=_n)
-    register_decomposition(f"aten.fractional_max_pool{_n}d")(_rule)
+    register_decomposition(_name)(_rule)

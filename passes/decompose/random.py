@@ -12,7 +12,6 @@ import math
 import torch
 from mlir import ir
 
-from . import random_dropout  # noqa: F401  (registers dropout, rrelu, multinomial rules)
 from .common import dtype, tensor_of, to_dtype
 from .registry import register_decomposition
 
@@ -50,9 +49,13 @@ def _register_like(op_name: str, core: str) -> None:
     register_decomposition(op_name)(seeded(rule))
 
 
-for _like, _core in (("aten.rand_like", "aten.rand"), ("aten.randn_like", "aten.randn")):
+for _like, _core in (
+    ("aten.rand_like", "aten.rand"),
+    ("aten.rand_like.generator", "aten.rand"),
+    ("aten.randn_like", "aten.randn"),
+    ("aten.randn_like.generator", "aten.randn"),
+):
     _register_like(_like, _core)
-    _register_like(_like + ".generator", _core)
 
 
 def _uniform_ints(op, rewriter, sizes, low, high):

@@ -14,7 +14,6 @@ import math
 
 from mlir import ir
 
-from . import reductions_matrix, reductions_scans  # noqa: F401  (register rules)
 from .common import dtype, to_dtype
 from .common import rank as _rank
 from .registry import keep_whole, register_decomposition

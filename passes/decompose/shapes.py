@@ -6,7 +6,6 @@ from __future__ import annotations
 import torch
 from mlir import ir
 
-from . import shapes_calculus, shapes_repeat  # noqa: F401  (registers rules)
 from .registry import register_decomposition
 from .views import permute, rank, result_type, transposed_dims, view
 
@@ -95,30 +94,32 @@ def decompose_rot90(op, rewriter):
     return permute(rewriter, flipped, transposed_dims(n, d0, d1), results=result_type(op))
 
 
-def _register_at_least_sequence(n: int) -> None:
+def _register_at_least_sequence(name: str, n: int) -> None:
     def decompose_at_least_sequence(op, rewriter):
         return [_at_least(rewriter, t, n) for t in rewriter.args["tensors"]]
 
-    name = f"aten.atleast_{n}d.Sequence"
     decompose_at_least_sequence.__name__ = f"decompose_atleast_{n}d_sequence"
     decompose_at_least_sequence.__doc__ = f"{name} -> aten.view, aten.unsqueeze"
     register_decomposition(name)(decompose_at_least_sequence)
 
 
-def _register_at_least(n: int) -> None:
+def _register_at_least(name: str, n: int) -> None:
     def decompose_at_least(op, rewriter):
         out = _at_least(rewriter, rewriter.args["self"], n)
         return out if out is not rewriter.args["self"] else rewriter.aten("aten.alias", out)
 
-    name = f"aten.atleast_{n}d"
     decompose_at_least.__name__ = f"decompose_atleast_{n}d"
     decompose_at_least.__doc__ = f"{name} -> aten.view, aten.unsqueeze (aten.alias when ranked)"
     register_decomposition(name)(decompose_at_least)
 
 
-for _n in (1, 2, 3):
-    _register_at_least_sequence(_n)
-    _register_at_least(_n)
+for _n, _sequence_name, _name in (
+    (1, "aten.atleast_1d.Sequence", "aten.atleast_1d"),
+    (2, "aten.atleast_2d.Sequence", "aten.atleast_2d"),
+    (3, "aten.atleast_3d.Sequence", "aten.atleast_3d"),
+):
+    _register_at_least_sequence(_sequence_name, _n)
+    _register_at_least(_name, _n)
 
 
 @register_decomposition("aten.unfold")

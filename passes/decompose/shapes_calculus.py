@@ -380,13 +380,13 @@ def _register_gradient(op_name: str) -> None:
     register_decomposition(op_name)(rule)
 
 
-for _overload in (
-    "scalarint",
-    "scalararray",
-    "array",
-    "scalarrayint",
-    "scalarrayarray",
-    "tensorarrayint",
-    "tensorarray",
+for _op_name in (
+    "aten.gradient.scalarint",
+    "aten.gradient.scalararray",
+    "aten.gradient.array",
+    "aten.gradient.scalarrayint",
+    "aten.gradient.scalarrayarray",
+    "aten.gradient.tensorarrayint",
+    "aten.gradient.tensorarray",
 ):
-    _register_gradient("aten.gradient." + _overload)
+    _register_gradient(_op_name)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from mlir import ir
 
-from . import sorting_quantile  # noqa: F401  (registers quantile/nanquantile)
 from .common import dtype, rank
 from .registry import register_decomposition
 

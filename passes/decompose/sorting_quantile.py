@@ -122,7 +122,7 @@ def decompose_nanquantile(op, rewriter):
     return _quantile(op, rewriter, ignore_nan=True)
 
 
-def _scalar_q(target: str):
+def _scalar_q(op_name: str, target: str):
     def rule(op, rewriter):
         a = rewriter.args
         q = rewriter.aten("aten.scalar_tensor", a["q"], dtype=dtype(a["self"]))
@@ -130,10 +130,10 @@ def _scalar_q(target: str):
             target, a["self"], q, a["dim"], a["keepdim"], interpolation=a["interpolation"]
         )
 
-    rule.__name__ = "decompose_" + target.removeprefix("aten.") + "_scalar"
-    rule.__doc__ = f"{target}.scalar -> aten.scalar_tensor, {target}"
-    register_decomposition(f"{target}.scalar")(rule)
+    rule.__name__ = "decompose_" + op_name.removeprefix("aten.").replace(".", "_")
+    rule.__doc__ = f"{op_name} -> aten.scalar_tensor, {target}"
+    register_decomposition(op_name)(rule)
 
 
-_scalar_q("aten.quantile")
-_scalar_q("aten.nanquantile")
+_scalar_q("aten.quantile.scalar", "aten.quantile")
+_scalar_q("aten.nanquantile.scalar", "aten.nanquantile")

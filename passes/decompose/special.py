@@ -52,33 +52,82 @@ _CEPHES = (
     "decomposition and core has no op to build it from"
 )
 for _name in (
-    "bessel_y0",
-    "bessel_y1",
-    "modified_bessel_i0",
-    "modified_bessel_i1",
-    "modified_bessel_k0",
-    "modified_bessel_k1",
-    "scaled_modified_bessel_k0",
-    "scaled_modified_bessel_k1",
-    "airy_ai",
+    "aten.special_bessel_y0",
+    "aten.special_bessel_y1",
+    "aten.special_modified_bessel_i0",
+    "aten.special_modified_bessel_i1",
+    "aten.special_modified_bessel_k0",
+    "aten.special_modified_bessel_k1",
+    "aten.special_scaled_modified_bessel_k0",
+    "aten.special_scaled_modified_bessel_k1",
+    "aten.special_airy_ai",
 ):
-    _KEPT[f"aten.special_{_name}"] = _CEPHES
+    _KEPT[_name] = _CEPHES
+# each polynomial (kept whole) with its overloads taking a Python number for x and for n
 _POLYNOMIALS = (
-    "chebyshev_polynomial_t",
-    "chebyshev_polynomial_u",
-    "chebyshev_polynomial_v",
-    "chebyshev_polynomial_w",
-    "shifted_chebyshev_polynomial_t",
-    "shifted_chebyshev_polynomial_u",
-    "shifted_chebyshev_polynomial_v",
-    "shifted_chebyshev_polynomial_w",
-    "hermite_polynomial_h",
-    "hermite_polynomial_he",
-    "laguerre_polynomial_l",
-    "legendre_polynomial_p",
+    (
+        "aten.special_chebyshev_polynomial_t",
+        "aten.special_chebyshev_polynomial_t.x_scalar",
+        "aten.special_chebyshev_polynomial_t.n_scalar",
+    ),
+    (
+        "aten.special_chebyshev_polynomial_u",
+        "aten.special_chebyshev_polynomial_u.x_scalar",
+        "aten.special_chebyshev_polynomial_u.n_scalar",
+    ),
+    (
+        "aten.special_chebyshev_polynomial_v",
+        "aten.special_chebyshev_polynomial_v.x_scalar",
+        "aten.special_chebyshev_polynomial_v.n_scalar",
+    ),
+    (
+        "aten.special_chebyshev_polynomial_w",
+        "aten.special_chebyshev_polynomial_w.x_scalar",
+        "aten.special_chebyshev_polynomial_w.n_scalar",
+    ),
+    (
+        "aten.special_shifted_chebyshev_polynomial_t",
+        "aten.special_shifted_chebyshev_polynomial_t.x_scalar",
+        "aten.special_shifted_chebyshev_polynomial_t.n_scalar",
+    ),
+    (
+        "aten.special_shifted_chebyshev_polynomial_u",
+        "aten.special_shifted_chebyshev_polynomial_u.x_scalar",
+        "aten.special_shifted_chebyshev_polynomial_u.n_scalar",
+    ),
+    (
+        "aten.special_shifted_chebyshev_polynomial_v",
+        "aten.special_shifted_chebyshev_polynomial_v.x_scalar",
+        "aten.special_shifted_chebyshev_polynomial_v.n_scalar",
+    ),
+    (
+        "aten.special_shifted_chebyshev_polynomial_w",
+        "aten.special_shifted_chebyshev_polynomial_w.x_scalar",
+        "aten.special_shifted_chebyshev_polynomial_w.n_scalar",
+    ),
+    (
+        "aten.special_hermite_polynomial_h",
+        "aten.special_hermite_polynomial_h.x_scalar",
+        "aten.special_hermite_polynomial_h.n_scalar",
+    ),
+    (
+        "aten.special_hermite_polynomial_he",
+        "aten.special_hermite_polynomial_he.x_scalar",
+        "aten.special_hermite_polynomial_he.n_scalar",
+    ),
+    (
+        "aten.special_laguerre_polynomial_l",
+        "aten.special_laguerre_polynomial_l.x_scalar",
+        "aten.special_laguerre_polynomial_l.n_scalar",
+    ),
+    (
+        "aten.special_legendre_polynomial_p",
+        "aten.special_legendre_polynomial_p.x_scalar",
+        "aten.special_legendre_polynomial_p.n_scalar",
+    ),
 )
-for _name in _POLYNOMIALS:
-    _KEPT[f"aten.special_{_name}"] = (
+for _name, _, _ in _POLYNOMIALS:
+    _KEPT[_name] = (
         "a recurrence whose trip count is the runtime tensor n (with closed forms for some x); "
         "torch has no decomposition and core has no loop"
     )
@@ -94,9 +143,9 @@ for _source, _target, _arg in (
     ("aten.special_xlog1py.self_scalar", "aten.special_xlog1py", "self"),
     ("aten.special_xlog1py.other_scalar", "aten.special_xlog1py", "other"),
     *(
-        (f"aten.special_{n}.{o}", f"aten.special_{n}", arg)
-        for n in _POLYNOMIALS
-        for o, arg in (("x_scalar", "x"), ("n_scalar", "n"))
+        row
+        for name, x_scalar, n_scalar in _POLYNOMIALS
+        for row in ((x_scalar, name, "x"), (n_scalar, name, "n"))
     ),
 ):
     register_scalar_overload(_source, _target, _arg)

@@ -19,7 +19,6 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith
 
-from . import upsample_grid, upsample_shuffle  # noqa: F401  (registers rules)
 from .common import dtype, to_dtype
 from .registry import register_decomposition
 from .upsample_aa import aa_taps
@@ -27,20 +26,20 @@ from .upsample_index import apply_taps, cubic_taps, linear_taps, nearest_index, 
 
 SCALE_ARGS = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}
 
-# op -> (spatial dims, method, whether the .vec overload is core)
+# op -> (spatial dims, method, its .vec overload to decompose, or None when core keeps it)
 UPSAMPLE = {
-    "aten.upsample_nearest1d": (1, "nearest", False),
-    "aten.upsample_nearest2d": (2, "nearest", True),
-    "aten.upsample_nearest3d": (3, "nearest", False),
-    "aten._upsample_nearest_exact1d": (1, "nearest_exact", False),
-    "aten._upsample_nearest_exact2d": (2, "nearest_exact", False),
-    "aten._upsample_nearest_exact3d": (3, "nearest_exact", False),
-    "aten.upsample_linear1d": (1, "linear", False),
-    "aten.upsample_bilinear2d": (2, "linear", True),
-    "aten.upsample_trilinear3d": (3, "linear", False),
-    "aten.upsample_bicubic2d": (2, "cubic", False),
-    "aten._upsample_bilinear2d_aa": (2, "linear_aa", False),
-    "aten._upsample_bicubic2d_aa": (2, "cubic_aa", False),
+    "aten.upsample_nearest1d": (1, "nearest", "aten.upsample_nearest1d.vec"),
+    "aten.upsample_nearest2d": (2, "nearest", None),
+    "aten.upsample_nearest3d": (3, "nearest", "aten.upsample_nearest3d.vec"),
+    "aten._upsample_nearest_exact1d": (1, "nearest_exact", "aten._upsample_nearest_exact1d.vec"),
+    "aten._upsample_nearest_exact2d": (2, "nearest_exact", "aten._upsample_nearest_exact2d.vec"),
+    "aten._upsample_nearest_exact3d": (3, "nearest_exact", "aten._upsample_nearest_exact3d.vec"),
+    "aten.upsample_linear1d": (1, "linear", "aten.upsample_linear1d.vec"),
+    "aten.upsample_bilinear2d": (2, "linear", None),
+    "aten.upsample_trilinear3d": (3, "linear", "aten.upsample_trilinear3d.vec"),
+    "aten.upsample_bicubic2d": (2, "cubic", "aten.upsample_bicubic2d.vec"),
+    "aten._upsample_bilinear2d_aa": (2, "linear_aa", "aten._upsample_bilinear2d_aa.vec"),
+    "aten._upsample_bicubic2d_aa": (2, "cubic_aa", "aten._upsample_bicubic2d_aa.vec"),
 }
 HAS_ALIGN_CORNERS = ("linear", "cubic", "linear_aa", "cubic_aa")
 
@@ -121,18 +120,18 @@ _TARGETS = {
 
 
 def _register(target: str) -> None:
-    k, method, vec_is_core = UPSAMPLE[target]
+    k, method, vec = UPSAMPLE[target]
     short = target.removeprefix("aten.").lstrip("_")
-    if not vec_is_core:
+    if vec is not None:
 
         def decompose_vec(op, rewriter):
             return _decompose_vec(target, op, rewriter)
 
         decompose_vec.__name__ = f"decompose_{short}_vec"
         decompose_vec.__doc__ = (
-            f"{target}.vec -> {target} (output size from the result type, scales per dim)"
+            f"{vec} -> {target} (output size from the result type, scales per dim)"
         )
-        register_decomposition(f"{target}.vec")(decompose_vec)
+        register_decomposition(vec)(decompose_vec)
 
     def decompose_default(op, rewriter):
         return _decompose_default(target, op, rewriter)

@@ -360,6 +360,3 @@ COPY_VIEWS = {
 }
 for _copy, _view in COPY_VIEWS.items():
     _register_copy_as_view(_copy, _view)
-
-
-from . import views_more  # noqa: E402, F401  (registers rules; imports the helpers above)

@@ -134,19 +134,34 @@ def decompose_tensor_split_indices(op, rewriter):
     return _tensor_split(op, rewriter, rewriter.args["dim"], indices=rewriter.args["indices"])
 
 
-def _register_directional_split(name: str, dim_of) -> None:
-    for overload, key in (("int", "sections"), ("array", "indices")):
-        op_name = f"aten.{name}.{overload}"
+def _register_directional_split(op_name: str, key: str, dim_of) -> None:
+    def rule(op, rewriter):
+        dim = dim_of(rank(rewriter.args["self"]))
+        return _tensor_split(op, rewriter, dim, **{key: rewriter.args[key]})
 
-        def rule(op, rewriter, key=key):
-            dim = dim_of(rank(rewriter.args["self"]))
-            return _tensor_split(op, rewriter, dim, **{key: rewriter.args[key]})
-
-        rule.__name__ = f"decompose_{name}_{overload}"
-        rule.__doc__ = f"{op_name} -> aten.slice.Tensor (tensor_split along its dim)"
-        register_decomposition(op_name)(rule)
+    rule.__name__ = "decompose_" + op_name.removeprefix("aten.").replace(".", "_")
+    rule.__doc__ = f"{op_name} -> aten.slice.Tensor (tensor_split along its dim)"
+    register_decomposition(op_name)(rule)
 
 
-_register_directional_split("hsplit", lambda n: 1 if n > 1 else 0)
-_register_directional_split("vsplit", lambda n: 0)
-_register_directional_split("dsplit", lambda n: 2)
+def _hsplit_dim(rank: int) -> int:
+    return 1 if rank > 1 else 0
+
+
+def _vsplit_dim(rank: int) -> int:
+    return 0
+
+
+def _dsplit_dim(rank: int) -> int:
+    return 2
+
+
+for _name, _key, _dim_of in (
+    ("aten.hsplit.int", "sections", _hsplit_dim),
+    ("aten.hsplit.array", "indices", _hsplit_dim),
+    ("aten.vsplit.int", "sections", _vsplit_dim),
+    ("aten.vsplit.array", "indices", _vsplit_dim),
+    ("aten.dsplit.int", "sections", _dsplit_dim),
+    ("aten.dsplit.array", "indices", _dsplit_dim),
+):
+    _register_directional_split(_name, _key, _dim_of)
