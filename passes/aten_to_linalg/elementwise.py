@@ -59,15 +59,19 @@ def lower_add_sub(combine, op, rw):
     )
 
 
-for _name, _fn in {"add": _add, "sub": _sub}.items():
-    for _overload in ("Tensor", "Scalar"):
-        register_lowering(
-            f"aten.{_name}.{_overload}",
-            partial(lower_add_sub, _fn),
-            summary=f"aten.{_name}.{_overload} -> linalg.generic(arith/complex)",
-            unsigned=True,
-            complex=True,
-        )
+for _name, _fn in (
+    ("aten.add.Tensor", _add),
+    ("aten.add.Scalar", _add),
+    ("aten.sub.Tensor", _sub),
+    ("aten.sub.Scalar", _sub),
+):
+    register_lowering(
+        _name,
+        partial(lower_add_sub, _fn),
+        summary=f"{_name} -> linalg.generic(arith/complex)",
+        unsigned=True,
+        complex=True,
+    )
 
 
 def lower_binary(combine, op, rw):
@@ -231,15 +235,27 @@ def lower_compare(kind, op, rw):
     return elementwise(rw, [a["self"], a["other"]], partial(_compare, kind), compute=compute)
 
 
-for _kind in _FPRED:
-    for _overload in ("Tensor", "Scalar"):
-        register_lowering(
-            f"aten.{_kind}.{_overload}",
-            partial(lower_compare, _kind),
-            summary=f"aten.{_kind}.{_overload} -> linalg.generic(arith.cmpf/cmpi, complex.eq)",
-            unsigned=True,
-            complex=_kind in ("eq", "ne"),
-        )
+for _name, _kind in (
+    ("aten.eq.Tensor", "eq"),
+    ("aten.eq.Scalar", "eq"),
+    ("aten.ne.Tensor", "ne"),
+    ("aten.ne.Scalar", "ne"),
+    ("aten.lt.Tensor", "lt"),
+    ("aten.lt.Scalar", "lt"),
+    ("aten.le.Tensor", "le"),
+    ("aten.le.Scalar", "le"),
+    ("aten.gt.Tensor", "gt"),
+    ("aten.gt.Scalar", "gt"),
+    ("aten.ge.Tensor", "ge"),
+    ("aten.ge.Scalar", "ge"),
+):
+    register_lowering(
+        _name,
+        partial(lower_compare, _kind),
+        summary=f"{_name} -> linalg.generic(arith.cmpf/cmpi, complex.eq)",
+        unsigned=True,
+        complex=_kind in ("eq", "ne"),
+    )
 
 
 # -- logical and bitwise -------------------------------------------------------------------------
@@ -248,18 +264,32 @@ def lower_logical(combine, op, rw):
     return elementwise(rw, [a["self"], a["other"]], combine, compute=torch.bool)
 
 
-for _kind, _fn in {"and": arith.andi, "or": arith.ori, "xor": arith.xori}.items():
+for _logical, _bitwise, _fn, _arith in (
+    (
+        "aten.logical_and",
+        ("aten.bitwise_and.Tensor", "aten.bitwise_and.Scalar"),
+        arith.andi,
+        "andi",
+    ),
+    ("aten.logical_or", ("aten.bitwise_or.Tensor", "aten.bitwise_or.Scalar"), arith.ori, "ori"),
+    (
+        "aten.logical_xor",
+        ("aten.bitwise_xor.Tensor", "aten.bitwise_xor.Scalar"),
+        arith.xori,
+        "xori",
+    ),
+):
     register_lowering(
-        f"aten.logical_{_kind}",
+        _logical,
         partial(lower_logical, _fn),
-        summary=f"aten.logical_{_kind} -> linalg.generic(arith.{_kind}i on i1)",
+        summary=f"{_logical} -> linalg.generic(arith.{_arith} on i1)",
         unsigned=True,
     )
-    for _overload in ("Tensor", "Scalar"):
+    for _name in _bitwise:
         register_lowering(
-            f"aten.bitwise_{_kind}.{_overload}",
+            _name,
             partial(lower_binary, _fn),
-            summary=f"aten.bitwise_{_kind}.{_overload} -> linalg.generic(arith.{_kind}i)",
+            summary=f"{_name} -> linalg.generic(arith.{_arith})",
             unsigned=True,
         )
 
