@@ -48,6 +48,8 @@ def _scaled(other, alpha):
         return other
     if is_complex(other.type):
         return _mul(other, complex_constant(alpha, other.type))
+    if _is_bool(other):  # torch casts alpha to bool (2 is true): an i1 constant 2 would be 0
+        alpha = int(alpha != 0)
     one = arith.constant(other.type, float(alpha) if is_float(other.type) else int(alpha))
     return _mul(other, one)
 
