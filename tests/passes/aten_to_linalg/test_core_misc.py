@@ -5,9 +5,8 @@ import pytest
 import torch
 
 import aten_mlir
-from tests.passes.decompose.single_op import single_op_program
-
-from .lowering_check import assert_lowers
+from tests.support.lowering import assert_lowers
+from tests.support.programs import single_op_program
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from .lowering_check import assert_lowers
+from tests.support.lowering import assert_lowers
 
 TOL = dict(atol=1e-4, rtol=1e-4)
 PS = [0.0, 1.0, 2.0, 3.0, 0.5, float("inf")]

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from .lowering_check import assert_lowers
+from tests.support.lowering import assert_lowers
 
 NAN = float("nan")
 
@@ -158,7 +158,7 @@ def test_uint8_scalars_and_unary():
 
 
 def test_uint64_is_left_to_eager():
-    from .lowering_check import compile_op
+    from tests.support.lowering import compile_op
 
     x = torch.tensor([2**63 + 5, 7], dtype=torch.uint64)
     _, compiled = compile_op("aten.div.Tensor_mode", [x, x], rounding_mode="floor")

@@ -4,7 +4,7 @@ import pytest
 import torch
 import torch._dynamo  # noqa: F401  (loads triton's LLVM before MLIR's; the reverse aborts)
 
-from .lowering_check import assert_lowers, assert_module_lowers, compile_op
+from tests.support.lowering import assert_lowers, assert_module_lowers, compile_op
 
 BAG = ["weight", "indices", "offsets", "per_sample_weights"]
 

@@ -5,8 +5,7 @@ import pytest
 import torch
 
 from tests.modules import Fn
-
-from .lowering_check import assert_lowers, assert_module_lowers
+from tests.support.lowering import assert_lowers, assert_module_lowers
 
 # f32 results are sums of n terms computed in f64 and rounded once: a few ulps of the largest
 # magnitude (pocketfft's own f32 error is of the same order).

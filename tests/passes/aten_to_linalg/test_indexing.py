@@ -4,7 +4,7 @@ import pytest
 import torch
 import torch._dynamo  # noqa: F401  (loads triton's LLVM before MLIR's; the reverse aborts)
 
-from .lowering_check import assert_lowers, assert_module_lowers
+from tests.support.lowering import assert_lowers, assert_module_lowers
 
 NAN = float("nan")
 

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from .lowering_check import assert_lowers, assert_module_lowers
+from tests.support.lowering import assert_lowers, assert_module_lowers
 
 NAN, INF = float("nan"), float("inf")
 
@@ -75,7 +75,7 @@ def test_linear_module_dynamic_batch():
 
 def test_bool_mm_left_to_eager():
     """torch's CPU gemm has no bool kernel either: the rule does not apply."""
-    from .lowering_check import compile_op
+    from tests.support.lowering import compile_op
 
     _, compiled = compile_op("aten.mm", [torch.ones(2, 2, dtype=torch.bool)] * 2)
     assert [f.op for f in compiled.fallbacks] == ["aten.mm"]

@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch.export import Dim
 
-from .lowering_check import assert_lowers, assert_module_lowers
+from tests.support.lowering import assert_lowers, assert_module_lowers
 
 G = torch.Generator().manual_seed(0)
 

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from .lowering_check import assert_lowers, assert_module_lowers
+from tests.support.lowering import assert_lowers, assert_module_lowers
 
 F = torch.nn.functional
 NAN, INF = float("nan"), float("inf")

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import aten_mlir
-from tests.passes.decompose.single_op import single_op_program
+from tests.support.programs import single_op_program
 
 
 def _compiled(op_name, tensors=(), **kwargs):

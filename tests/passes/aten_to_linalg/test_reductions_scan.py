@@ -4,7 +4,7 @@ the running product, static and dynamic scan dims (a dynamic one used to run eag
 import pytest
 import torch
 
-from .lowering_check import assert_lowers
+from tests.support.lowering import assert_lowers
 
 NAN, INF = float("nan"), float("inf")
 

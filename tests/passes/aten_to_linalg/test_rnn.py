@@ -13,8 +13,7 @@ from mlir.dialects import func
 import aten_mlir
 from aten_mlir.dialects import build_aten, make_context, tensor_type
 from aten_mlir.frontend.program import InputSpec, OutputSpec, Program, Signature
-
-from .lowering_check import TARGET
+from tests.support.lowering import TARGET
 
 
 def _program(op_name, x, states, params, time_dim, **flags) -> Program:

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from .lowering_check import assert_lowers, compile_op
+from tests.support.lowering import assert_lowers, compile_op
 
 NAN, INF = float("nan"), float("inf")
 

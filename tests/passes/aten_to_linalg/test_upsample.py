@@ -4,7 +4,7 @@ FFT ops staying clean eager fallbacks."""
 import pytest
 import torch
 
-from .lowering_check import assert_lowers, assert_module_lowers
+from tests.support.lowering import assert_lowers, assert_module_lowers
 
 SIZES = [
     dict(output_size=[10, 14]),  # ratio 2: the shifted index

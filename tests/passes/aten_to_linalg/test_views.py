@@ -4,8 +4,7 @@ import pytest
 import torch
 
 import aten_mlir
-
-from .lowering_check import assert_lowers, assert_module_lowers
+from tests.support.lowering import assert_lowers, assert_module_lowers
 
 Dim = torch.export.Dim
 NAN = float("nan")

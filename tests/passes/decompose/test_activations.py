@@ -7,9 +7,8 @@ import pytest
 import torch
 
 import aten_mlir
-from aten_mlir.passes.decompose import ops_outside, target_set
-
-from .single_op import assert_decomposes_like, single_op_program
+from tests.support.decomposition import check_decomposition
+from tests.support.programs import single_op_program
 
 SPECIAL = torch.tensor([float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-30, -50.0, 50.0])
 
@@ -36,14 +35,7 @@ def _input() -> torch.Tensor:
 
 
 def _check(op_name: str, dynamic: bool) -> None:
-    x = _input()
-    program = single_op_program(op_name, [x], dynamic=dynamic, **CASES[op_name])
-    expected = aten_mlir.run_reference(program, x)
-    decomposed = aten_mlir.decompose(program)
-    assert op_name not in str(decomposed), str(decomposed)
-    assert not ops_outside(decomposed.module.operation, target_set()), str(decomposed)
-    actual = aten_mlir.run_reference(decomposed, x)
-    torch.testing.assert_close(actual, expected, equal_nan=True)
+    check_decomposition(op_name, [_input()], CASES[op_name], dynamic, absent=(op_name,))
 
 
 @pytest.mark.parametrize("op_name", sorted(CASES))
@@ -68,8 +60,7 @@ def test_only_and_keep_choose_what_is_decomposed():
 
 
 def _check_tensors(op_name, tensors, dynamic=False, **kwargs):
-    program = single_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
-    assert_decomposes_like(program, tensors)
+    check_decomposition(op_name, tensors, kwargs, dynamic)
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16, torch.float16])
@@ -118,7 +109,7 @@ def test_safe_softmax_with_a_dtype():
 
 
 def test_activation_opinfo_samples_decompose():
-    from .samples import check_opinfo_samples
+    from tests.support.opinfo_samples import check_opinfo_samples
 
     check_opinfo_samples(
         ["nn.functional.logsigmoid", "nn.functional.prelu", "torch.ops.aten._safe_softmax.default"],

@@ -8,8 +8,12 @@ import torch
 
 import aten_mlir
 from aten_mlir.passes.decompose import attention
-
-from .test_normalization import check_decomposition, check_program, family_ops, opinfo_cases
+from tests.support.decomposition import (
+    assert_family_decomposes,
+    check_decomposition,
+    family_ops,
+)
+from tests.support.opinfo_samples import opinfo_cases
 
 INF = float("inf")
 
@@ -87,7 +91,7 @@ def test_attention_opinfo_samples_decompose(case):
     from aten_mlir.tests.opinfo import harness
 
     program = aten_mlir.import_program(harness.export_case(case))
-    check_program(program, case.inputs, harness.eager(case), family_ops(attention))
+    assert_family_decomposes(program, case.inputs, harness.eager(case), family_ops(attention))
 
 
 @pytest.mark.parametrize("name", ["gpt2", "bert", "llama"])
@@ -99,4 +103,4 @@ def test_transformer_attention_decomposes_and_matches_eager(name):
     program = aten_mlir.import_program(torch.export.export(model, inputs, strict=False))
     with torch.no_grad():
         expected = model(*inputs)
-    check_program(program, inputs, expected, family_ops(attention))
+    assert_family_decomposes(program, inputs, expected, family_ops(attention))

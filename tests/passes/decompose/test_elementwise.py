@@ -8,10 +8,10 @@ import pytest
 import torch
 
 import aten_mlir
-from aten_mlir.passes.decompose import KEPT_WHOLE, ops_outside, target_set
-
-from .samples import check_opinfo_samples
-from .single_op import single_op_program
+from aten_mlir.passes.decompose import KEPT_WHOLE
+from tests.support.decomposition import check_decomposition
+from tests.support.opinfo_samples import check_opinfo_samples
+from tests.support.programs import single_op_program
 
 NAN, INF = float("nan"), float("inf")
 F = torch.tensor(
@@ -157,24 +157,17 @@ def _id(case):
 LEFT = (*KEPT_WHOLE, "aten.complex")
 
 
-def check_decomposition(op_name, tensors, kwargs, dynamic):
-    """The single-op program decomposes to target ops (or ops kept whole) and equals eager."""
-    program = single_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
-    expected = aten_mlir.run_reference(program, *tensors)
-    decomposed = aten_mlir.decompose(program)
-    text = str(decomposed)
-    assert f'"{op_name}"' not in text, text
-    assert not ops_outside(decomposed.module.operation, target_set(LEFT)), text
-    actual = aten_mlir.run_reference(decomposed, *tensors)
-    assert actual.dtype == expected.dtype
-    torch.testing.assert_close(actual, expected, equal_nan=True)
-    return decomposed
+def check_elementwise(op_name, tensors, kwargs, dynamic):
+    """The single-op program decomposes to target ops (or `LEFT`), the op itself gone, and
+    equals eager."""
+    absent = (f'"{op_name}"',)
+    return check_decomposition(op_name, tensors, kwargs, dynamic, keep=LEFT, absent=absent)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 def test_elementwise_decomposition_matches_the_op(case, dynamic):
-    check_decomposition(case[0], case[1], dict(case[2]), dynamic)
+    check_elementwise(case[0], case[1], dict(case[2]), dynamic)
 
 
 SCALAR_CASES = [
@@ -192,7 +185,7 @@ SCALAR_CASES = [
     ("op_name", "inputs", "kwargs"), SCALAR_CASES, ids=[c[0] for c in SCALAR_CASES]
 )
 def test_scalar_where_and_rsub_match_the_op(op_name, inputs, kwargs, x):
-    check_decomposition(op_name, inputs(x), kwargs, dynamic=False)
+    check_elementwise(op_name, inputs(x), kwargs, dynamic=False)
 
 
 def test_signed_zeros_and_nan_signs_are_exact():
@@ -216,7 +209,7 @@ def test_lerp_is_exact_at_the_ends():
 
 
 def test_floor_divide_stops_at_core_div_with_floor_mode():
-    decomposed = check_decomposition("aten.floor_divide", [N, J], {}, dynamic=False)
+    decomposed = check_elementwise("aten.floor_divide", [N, J], {}, dynamic=False).program
     assert "aten.div.Tensor_mode" in str(decomposed) and '"floor"' in str(decomposed)
 
 

@@ -9,10 +9,9 @@ import torch
 
 import aten_mlir
 from aten_mlir.passes.decompose import KEPT_WHOLE, ops_outside, target_set
-
-from .samples import check_opinfo_samples
-from .single_op import single_op_program
-from .test_views import list_op_program
+from tests.support.decomposition import check_decomposition
+from tests.support.opinfo_samples import check_opinfo_samples
+from tests.support.programs import single_op_program
 
 NAN = float("nan")
 
@@ -113,25 +112,19 @@ def _ids(cases):
     return [f"{c[0]}-{i}" for i, c in enumerate(cases)]
 
 
-def _as_list(out):
-    return list(out) if isinstance(out, (list, tuple)) else [out]
-
-
 def check(op_name, tensors, kwargs, allowed, dynamic=False):
-    if op_name == "aten.chain_matmul":  # a Tensor[] operand
-        program = list_op_program(op_name, tensors, dynamic=dynamic)
-    else:
-        program = single_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
-    expected = _as_list(aten_mlir.run_reference(program, *tensors))
-    decomposed = aten_mlir.decompose(program)
-    left = {op.name for op in ops_outside(decomposed.module.operation, target_set())}
-    assert left <= allowed, str(decomposed)
-    assert left <= set(KEPT_WHOLE)
-    actual = _as_list(aten_mlir.run_reference(decomposed, *tensors))
-    assert len(actual) == len(expected)
-    for a, e in zip(actual, expected):
-        assert a.dtype == e.dtype
-        torch.testing.assert_close(a, e, equal_nan=True, atol=1e-4, rtol=1e-4)
+    """`check_decomposition` allowing the ops of `allowed` that are kept whole to stay."""
+    chain = op_name == "aten.chain_matmul"  # a Tensor[] operand (its kwargs unused)
+    check_decomposition(
+        op_name,
+        tensors,
+        {} if chain else kwargs,
+        dynamic,
+        tensor_list=chain,
+        keep=sorted(set(allowed) & set(KEPT_WHOLE)),
+        atol=1e-4,
+        rtol=1e-4,
+    )
 
 
 @pytest.mark.parametrize(

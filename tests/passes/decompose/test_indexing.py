@@ -8,10 +8,9 @@ import pytest
 import torch
 
 import aten_mlir
-from aten_mlir.passes.decompose import ops_outside, target_set
-
-from .samples import check_opinfo_samples
-from .single_op import assert_decomposes_like, single_op_program
+from tests.support.decomposition import assert_decomposes
+from tests.support.opinfo_samples import check_opinfo_samples
+from tests.support.programs import single_op_program
 
 NAN, INF = float("nan"), float("inf")
 
@@ -329,23 +328,8 @@ def _program(case: str, dynamic: bool):
     return single_op_program(op_name, tensors, dynamic=dynamic, names=NAMES.get(case), **kwargs)
 
 
-def _leaves(value):
-    if isinstance(value, (list, tuple)):
-        return [t for v in value for t in _leaves(v)]
-    return [value]
-
-
 def _check(case: str, dynamic: bool) -> None:
-    tensors = CASES[case][1]
-    program = _program(case, dynamic)
-    expected = aten_mlir.run_reference(program, *tensors)
-    decomposed = aten_mlir.decompose(program)
-    assert not ops_outside(decomposed.module.operation, target_set()), str(decomposed)
-    assert 'aten.as_strided"' not in str(decomposed)
-    actual = aten_mlir.run_reference(decomposed, *tensors)
-    for a, e in zip(_leaves(actual), _leaves(expected), strict=True):
-        assert a.dtype == e.dtype
-        torch.testing.assert_close(a, e, equal_nan=True)
+    assert_decomposes(_program(case, dynamic), CASES[case][1], absent=('aten.as_strided"',))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -397,6 +381,6 @@ def test_embedding_renorm_scales_only_named_long_rows(norm_type, dynamic):
         max_norm=2.5,
         norm_type=norm_type,
     )
-    _, actual = assert_decomposes_like(program, [weight, indices])
+    actual = assert_decomposes(program, [weight, indices]).actual
     assert torch.equal(actual[2], weight[2]) and torch.equal(actual[1], weight[1])
     assert torch.linalg.vector_norm(actual[3], norm_type) <= 2.5 + 1e-5

@@ -7,11 +7,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-import aten_mlir
-from aten_mlir.passes.decompose import ops_outside, target_set
-
-from .samples import check_opinfo_samples
-from .test_views import list_op_program
+from tests.support.decomposition import check_decomposition
+from tests.support.opinfo_samples import check_opinfo_samples
 
 NAN = float("nan")
 
@@ -86,13 +83,7 @@ def _ids(cases):
 
 
 def check(op_name, tensors, kwargs, dynamic=False, tol=None):
-    program = list_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
-    expected = aten_mlir.run_reference(program, *tensors)
-    decomposed = aten_mlir.decompose(program)
-    assert not ops_outside(decomposed.module.operation, target_set()), str(decomposed)
-    actual = aten_mlir.run_reference(decomposed, *tensors)
-    assert actual.dtype == expected.dtype
-    torch.testing.assert_close(actual, expected, equal_nan=True, **(tol or {}))
+    check_decomposition(op_name, tensors, kwargs, dynamic, tensor_list=True, **(tol or {}))
 
 
 @pytest.mark.parametrize(("op_name", "tensors", "kwargs", "dynamic"), CASES, ids=_ids(CASES))

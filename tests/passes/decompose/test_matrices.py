@@ -4,52 +4,17 @@ outside the kept part, static and with `?` dims; the OpInfo samples decompose to
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 import torch
 
-import aten_mlir
-from aten_mlir.dialects import ArgKind, get_op_def
-from aten_mlir.passes.decompose import ops_outside, target_set
+from tests.support.decomposition import check_decomposition
+from tests.support.opinfo_samples import check_opinfo_samples
 
-from . import single_op
-from .samples import check_opinfo_samples
-from .single_op import single_op_program
-
-
-def program(op_name, tensors, dynamic=False, lead=None, **kwargs):
-    """`single_op_program`; the op's `Tensor[]` argument takes the tensors after the first
-    `lead` (default: all of them, or all after the Tensor arguments before the list)."""
-    args = get_op_def(op_name).args
-    lists = [a for a in args if a.kind is ArgKind.TENSOR_LIST]
-    if not lists:
-        return single_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
-    if lead is None:
-        lead = sum(1 for a in args[: args.index(lists[0])] if a.kind is ArgKind.TENSOR)
-    real_build = single_op.build_aten
-
-    def build_with_list(name, *values, **kw):
-        return real_build(name, *values[:lead], **{lists[0].name: list(values[lead:])}, **kw)
-
-    single_op.build_aten = build_with_list
-    try:
-        return single_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
-    finally:
-        single_op.build_aten = real_build
-
-
-def check(op_name, tensors, kwargs, dynamic=False, exact=False, lead=None):
-    """Reference run before and after decomposing: only target ops remain, equal results (bit
-    for bit when `exact`), the same dtypes and shapes."""
-    program_ = program(op_name, tensors, dynamic=dynamic, lead=lead, **kwargs)
-    expected = aten_mlir.run_reference(program_, *tensors)
-    decomposed = aten_mlir.decompose(program_)
-    text = str(decomposed)
-    assert not ops_outside(decomposed.module.operation, target_set()), text
-    assert "as_strided" not in text
-    actual = aten_mlir.run_reference(decomposed, *tensors)
-    tol = {"rtol": 0, "atol": 0} if exact else {}
-    torch.testing.assert_close(actual, expected, equal_nan=True, **tol)
-    return decomposed
+# Only target ops remain, no as_strided, equal results (bit for bit when `exact`), the same
+# dtypes and shapes; a `Tensor[]` argument takes the tensors (after the first `lead`).
+check = partial(check_decomposition, tensor_list=True, absent=("as_strided",))
 
 
 def _special(*shape, dtype=torch.float32):
@@ -135,7 +100,7 @@ def test_matrix_decomposition_with_dynamic_dims(op_name, tensors, kwargs, dynami
 
 def test_tril_masks_nan_to_zero_not_nan():
     x = torch.full((3, 3), float("nan"))
-    decomposed = check("aten.tril", [x], {"diagonal": 0}, exact=True)
+    decomposed = check("aten.tril", [x], {"diagonal": 0}, exact=True).program
     assert "aten.where.self" in str(decomposed) and "aten.mul" not in str(decomposed)
 
 
@@ -148,7 +113,7 @@ def test_einsum_matches_the_op(equation, shapes):
 
 def test_einsum_with_dynamic_batch_uses_bmm():
     tensors = [torch.randn(2, 3, 4), torch.randn(2, 4, 5)]
-    decomposed = check("aten.einsum", tensors, {"equation": "bij,bjk->bik"}, dynamic=True)
+    decomposed = check("aten.einsum", tensors, {"equation": "bij,bjk->bik"}, dynamic=True).program
     assert "aten.bmm" in str(decomposed)
 
 

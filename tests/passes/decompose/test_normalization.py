@@ -8,15 +8,13 @@ import pytest
 import torch
 
 import aten_mlir
-from aten_mlir.passes.decompose import DECOMPOSITIONS, normalization, ops_outside, target_set
-from aten_mlir.passes.pipeline import run_pipeline
-
-from .single_op import single_op_program
-
-
-def partly_dynamic_program(op_name, tensors, dynamic_dims, names=None, **kwargs):
-    """`single_op_program` with only the dims `dynamic_dims[i]` of tensor i made `?`."""
-    return single_op_program(op_name, tensors, dynamic=dynamic_dims, names=names, **kwargs)
+from aten_mlir.passes.decompose import normalization
+from tests.support.decomposition import (
+    assert_family_decomposes,
+    check_decomposition,
+    family_ops,
+)
+from tests.support.opinfo_samples import opinfo_cases
 
 
 def _randn(*shape, dtype=torch.float32):
@@ -95,22 +93,6 @@ CASES = _cases()
 STATIC_ONLY = {"instance_norm"}  # one group per channel: the group count must be static
 
 
-def check_decomposition(op_name, tensors, kwargs, dynamic=None):
-    """`dynamic`: None (static), True (every dim `?`), or per tensor the dims to make `?`."""
-    if dynamic in (None, True):
-        program = single_op_program(op_name, tensors, dynamic=bool(dynamic), **kwargs)
-    else:
-        program = partly_dynamic_program(op_name, tensors, dynamic, **kwargs)
-    expected = aten_mlir.run_reference(program, *tensors)
-    decomposed = aten_mlir.decompose(program)
-    assert not ops_outside(decomposed.module.operation, target_set()), str(decomposed)
-    actual = aten_mlir.run_reference(decomposed, *tensors)
-    for a, e in zip(*(r if isinstance(r, (tuple, list)) else [r] for r in (actual, expected))):
-        assert a.dtype == e.dtype and a.shape == e.shape
-        if a.numel() and e.numel():
-            torch.testing.assert_close(a, e, equal_nan=True)
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_normalization_decomposition_matches_the_op(case):
     check_decomposition(*CASES[case])
@@ -130,25 +112,6 @@ def test_normalization_decomposition_with_every_dim_dynamic(case):
     check_decomposition(*CASES[case], dynamic=True)
 
 
-def family_ops(module) -> set[str]:
-    """The ops this module's family registers rules for."""
-    return {n for n, d in DECOMPOSITIONS.items() if d.fn.__module__ == module.__name__}
-
-
-def check_program(program, inputs, expected, family: set[str]) -> None:
-    """Decomposes `program`, checks no op of `family` is left (`aten-check-target`, keeping the
-    other families' ops not decomposed yet) and that it still computes `expected`."""
-    decomposed = aten_mlir.decompose(program)
-    others = {op.name for op in ops_outside(decomposed.module.operation, target_set())}
-    assert not others & family, sorted(others & family)
-    keep = ",".join(sorted(others))
-    run_pipeline(
-        decomposed.module, f"aten-check-target{{keep={keep}}}" if keep else "aten-check-target"
-    )
-    actual = aten_mlir.run_reference(decomposed, *inputs)
-    torch.testing.assert_close(actual, expected, equal_nan=True, atol=1e-5, rtol=1e-5)
-
-
 NORM_OPINFOS = {
     "nn.functional.layer_norm",
     "nn.functional.group_norm",
@@ -161,18 +124,12 @@ NORM_OPINFOS = {
 }
 
 
-def opinfo_cases(names):
-    from aten_mlir.tests.opinfo import harness
-
-    return [c for o in harness.op_db() if o.name in names for c in harness.cases(o, limit=2)]
-
-
 @pytest.mark.parametrize("case", opinfo_cases(NORM_OPINFOS), ids=lambda c: c.id)
 def test_normalization_opinfo_samples_decompose(case):
     from aten_mlir.tests.opinfo import harness
 
     ep = harness.export_case(case)
-    check_program(
+    assert_family_decomposes(
         aten_mlir.import_program(ep), case.inputs, harness.eager(case), family_ops(normalization)
     )
 
@@ -184,4 +141,4 @@ def test_resnet_training_batch_norm_decomposes():
     program = aten_mlir.import_program(torch.export.export(model, inputs, strict=False))
     with torch.no_grad():
         expected = model(*inputs)
-    check_program(program, inputs, expected, family_ops(normalization))
+    assert_family_decomposes(program, inputs, expected, family_ops(normalization))

@@ -4,11 +4,16 @@ to core."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 import torch
 
-from .samples import check_opinfo_samples
-from .test_matrices import check
+from tests.support.decomposition import check_decomposition
+from tests.support.opinfo_samples import check_opinfo_samples
+
+# As in test_matrices: only target ops, no as_strided; a `Tensor[]` argument takes the tensors.
+check = partial(check_decomposition, tensor_list=True, absent=("as_strided",))
 
 X = torch.cat(
     [torch.tensor([float("nan"), float("inf"), -float("inf"), -0.0]), torch.randn(20)]
@@ -49,7 +54,7 @@ def test_pad_enum_matches_the_op(mode, enum):
     """`at::padding_mode` counts reflect, replicate, circular, constant."""
     decomposed = check(
         "aten._pad_enum", [X], {"pad": [1, 2], "mode": enum, "value": None}, exact=True
-    )
+    ).program
     kernel = {"reflect": "reflection_pad1d", "replicate": "replication_pad2d"}.get(mode, "")
     assert kernel in str(decomposed)
 
@@ -61,7 +66,7 @@ def test_pad_circular_matches_the_op(dynamic):
 
 @pytest.mark.parametrize("x", [X, X_INT[0]], ids=["3d", "2d"])
 def test_replication_pad1d_matches_the_op(x):
-    decomposed = check("aten.replication_pad1d", [x], {"padding": [2, 3]}, exact=True)
+    decomposed = check("aten.replication_pad1d", [x], {"padding": [2, 3]}, exact=True).program
     assert "aten.replication_pad2d" in str(decomposed)
 
 
@@ -72,7 +77,9 @@ def test_pad_modes_pick_their_kernels():
         ("replicate", "aten.replication_pad2d"),
         ("circular", "aten.cat"),
     ]:
-        decomposed = check("aten.pad", [X], {"pad": [1, 1, 1, 1], "mode": mode, "value": None})
+        decomposed = check(
+            "aten.pad", [X], {"pad": [1, 1, 1, 1], "mode": mode, "value": None}
+        ).program
         assert kernel in str(decomposed), mode
 
 

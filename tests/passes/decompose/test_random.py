@@ -11,9 +11,8 @@ import torch
 
 import aten_mlir
 from aten_mlir.passes.decompose import ops_outside, target_set
-
-from .samples import check_opinfo_samples
-from .single_op import single_op_program
+from tests.support.opinfo_samples import check_opinfo_samples
+from tests.support.programs import single_op_program
 
 X = torch.randn(200, 100)  # 20k elements: the sampled shape
 X4 = torch.randn(40, 50, 2, 5)  # (N, C, ...) for the per-channel dropouts

@@ -12,10 +12,9 @@ import torch
 import aten_mlir
 from aten_mlir.backends.reference import interpreter
 from aten_mlir.passes.decompose import ops_outside, target_set
-
-from .samples import check_opinfo_samples
-from .single_op import single_op_program
-from .test_normalization import check_decomposition
+from tests.support.decomposition import check_decomposition
+from tests.support.opinfo_samples import check_opinfo_samples
+from tests.support.programs import single_op_program
 
 NAN = float("nan")
 

@@ -9,10 +9,9 @@ import torch
 
 import aten_mlir
 from aten_mlir.passes.decompose import KEPT_WHOLE
-
-from .samples import check_opinfo_samples
-from .single_op import single_op_program
-from .test_elementwise import check_decomposition
+from tests.support.decomposition import check_decomposition
+from tests.support.opinfo_samples import check_opinfo_samples
+from tests.support.programs import single_op_program
 
 NAN, INF = float("nan"), float("inf")
 X = torch.tensor([[NAN, INF, -INF, 0.0], [-0.0, 1e-30, -2.5, 3.0], [0.5, -7.0, 1.0, 40.0]])
@@ -67,7 +66,9 @@ def _id(case):
 @pytest.mark.parametrize("case", CASES, ids=[_id(c) for c in CASES])
 @pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
 def test_special_decomposition_matches_the_op(case, dynamic):
-    check_decomposition(case[0], case[1], dict(case[2]), dynamic)
+    # test_elementwise's check: the op gone, only target ops, kept-whole ones and aten.complex
+    keep, absent = (*KEPT_WHOLE, "aten.complex"), (f'"{case[0]}"',)
+    check_decomposition(case[0], case[1], dict(case[2]), dynamic, keep=keep, absent=absent)
 
 
 def test_log_ndtr_stops_at_the_kept_erfc_and_erfcx():

@@ -9,9 +9,8 @@ import torch
 
 import aten_mlir
 from aten_mlir.passes.decompose import ops_outside, target_set
-
-from .samples import check_opinfo_samples
-from .single_op import single_op_program
+from tests.support.opinfo_samples import check_opinfo_samples
+from tests.support.programs import single_op_program
 
 
 def _image(*shape, dtype=torch.float32, special=True) -> torch.Tensor:

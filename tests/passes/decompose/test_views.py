@@ -4,20 +4,16 @@ samples import, decompose, pass `aten-check-target` and match eager."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 import torch
 
-import aten_mlir
-from aten_mlir.passes.decompose import ops_outside, target_set
+from tests.support.decomposition import check_decomposition
+from tests.support.opinfo_samples import check_opinfo_samples
 
-from .samples import check_opinfo_samples
-from .test_matrices import check, program
-
-
-def list_op_program(op_name, tensors, dynamic=False, **kwargs):
-    """`single_op_program`, but an op whose first argument is a `Tensor[]` takes all the
-    tensors in it (`aten.stack([x0, x1], dim=1)`)."""
-    return program(op_name, tensors, dynamic=dynamic, **kwargs)
+# As in test_matrices: only target ops, no as_strided; a `Tensor[]` argument takes the tensors.
+check = partial(check_decomposition, tensor_list=True, absent=("as_strided",))
 
 
 X_FLOAT = torch.cat(
@@ -148,22 +144,15 @@ def _ids(cases):
     return [f"{c[0]}-{i}" for i, c in enumerate(cases)]
 
 
-def check_decomposition(op_name, tensors, kwargs, dynamic=False):
-    """Reference run before and after: only target ops, no as_strided, bit-exact results."""
-    tensors = [t.contiguous() for t in tensors]
-    program = list_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
-    expected = aten_mlir.run_reference(program, *tensors)
-    decomposed = aten_mlir.decompose(program)
-    assert not ops_outside(decomposed.module.operation, target_set()), str(decomposed)
-    assert "as_strided" not in str(decomposed)
-    actual = aten_mlir.run_reference(decomposed, *tensors)
-    torch.testing.assert_close(actual, expected, equal_nan=True, rtol=0, atol=0)
+def _check_view(op_name, tensors, kwargs, dynamic=False):
+    """`check` on contiguous copies of `tensors`, bit-exact."""
+    check(op_name, [t.contiguous() for t in tensors], kwargs, dynamic, exact=True)
 
 
 @pytest.mark.parametrize("x", [X_FLOAT, X_INT], ids=["f32", "i32"])
 @pytest.mark.parametrize(("op_name", "inputs", "kwargs", "dynamic"), CASES, ids=_ids(CASES))
 def test_view_decomposition_matches_the_op(op_name, inputs, kwargs, dynamic, x):
-    check_decomposition(op_name, inputs(x), kwargs)
+    _check_view(op_name, inputs(x), kwargs)
 
 
 DYNAMIC = [c for c in CASES if c[3]]
@@ -171,7 +160,7 @@ DYNAMIC = [c for c in CASES if c[3]]
 
 @pytest.mark.parametrize(("op_name", "inputs", "kwargs", "dynamic"), DYNAMIC, ids=_ids(DYNAMIC))
 def test_view_decomposition_with_dynamic_dims(op_name, inputs, kwargs, dynamic):
-    check_decomposition(op_name, inputs(X_FLOAT), kwargs, dynamic=True)
+    _check_view(op_name, inputs(X_FLOAT), kwargs, dynamic=True)
 
 
 # The view OpInfos whose exported samples hold non-core ops (the survey of issue 3).
@@ -257,5 +246,7 @@ def test_gradient_with_coordinates_matches_the_op(order):
 
 def test_roll_never_uses_as_strided_and_keeps_runtime_shifts_exact():
     x = torch.arange(10.0).reshape(2, 5)
-    decomposed = check("aten.roll", [x], {"shifts": [-7], "dims": [1]}, dynamic=True, exact=True)
+    decomposed = check(
+        "aten.roll", [x], {"shifts": [-7], "dims": [1]}, dynamic=True, exact=True
+    ).program
     assert "arith.remsi" in str(decomposed)

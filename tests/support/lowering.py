@@ -16,7 +16,7 @@ import os
 import torch
 
 import aten_mlir
-from tests.passes.decompose.single_op import single_op_program
+from tests.support.programs import single_op_program
 
 TARGET = os.environ.get("ATEN_MLIR_TEST_TARGET", "cpu")
 if TARGET == "triton":

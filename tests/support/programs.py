@@ -1,4 +1,5 @@
-"""Programs of a single aten op on given tensors: the unit a decomposition is checked on."""
+"""Programs of a single aten op on given tensors: the unit a decomposition or a lowering is
+checked on (`single_op_program`; `list_op_program` for ops taking a `Tensor[]`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import torch
 from mlir import ir
 from mlir.dialects import func
 
-from aten_mlir.dialects import build_aten, make_context, tensor_type
+from aten_mlir.dialects import ArgKind, build_aten, get_op_def, make_context, tensor_type
 from aten_mlir.frontend.program import InputSpec, OutputSpec, Program, Signature
 
 
@@ -16,6 +17,27 @@ def single_op_program(
     """`@main(tensors...)` returning `op_name(tensors..., **kwargs)`. `dynamic`: True makes every
     input dim `?`, a list gives the `?` dims of each tensor (ops like layer_norm check a static
     normalized shape); `names` binds the tensors to those schema arguments instead of positions."""
+    return _program(op_name, tensors, dynamic, names, build_aten, kwargs)
+
+
+def list_op_program(op_name: str, tensors: list[torch.Tensor], dynamic=False, lead=None, **kwargs):
+    """`single_op_program`, but the op's `Tensor[]` argument takes the tensors after the first
+    `lead` (default: all of them, or all after the Tensor arguments before the list):
+    `aten.stack([x0, x1], dim=1)`. An op without a `Tensor[]` argument is `single_op_program`."""
+    args = get_op_def(op_name).args
+    lists = [a for a in args if a.kind is ArgKind.TENSOR_LIST]
+    if not lists:
+        return single_op_program(op_name, tensors, dynamic=dynamic, **kwargs)
+    if lead is None:
+        lead = sum(1 for a in args[: args.index(lists[0])] if a.kind is ArgKind.TENSOR)
+
+    def build_with_list(name, *values, **kw):
+        return build_aten(name, *values[:lead], **{lists[0].name: list(values[lead:])}, **kw)
+
+    return _program(op_name, tensors, dynamic, None, build_with_list, kwargs)
+
+
+def _program(op_name, tensors, dynamic, names, build, kwargs) -> Program:
     with make_context(), ir.Location.unknown():
         module = ir.Module.create()
         dyn = ir.ShapedType.get_dynamic_size()
@@ -36,7 +58,7 @@ def single_op_program(
             if names:
                 kwargs.update(zip(names, args))
                 args = []
-            op = build_aten(op_name, *args, **kwargs)
+            op = build(op_name, *args, **kwargs)
             func.ReturnOp(op.results)
         result_types = [r.type for r in op.results]
         fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, result_types))
@@ -45,18 +67,3 @@ def single_op_program(
         [OutputSpec("user_output", f"out{i}") for i in range(len(result_types))],
     )
     return Program(module, {}, signature)
-
-
-def assert_decomposes_like(program: Program, tensors: list[torch.Tensor], **close):
-    """Decomposes `program`, asserts only target-set ops remain and that it computes what the
-    original computes (dtype and shape too); returns (expected, actual)."""
-    import aten_mlir
-    from aten_mlir.passes.decompose import ops_outside, target_set
-
-    expected = aten_mlir.run_reference(program, *tensors)
-    decomposed = aten_mlir.decompose(program)
-    assert not ops_outside(decomposed.module.operation, target_set()), str(decomposed)
-    actual = aten_mlir.run_reference(decomposed, *tensors)
-    assert actual.dtype == expected.dtype and actual.shape == expected.shape
-    torch.testing.assert_close(actual, expected, equal_nan=True, **close)
-    return expected, actual

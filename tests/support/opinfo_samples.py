@@ -1,5 +1,6 @@
 """OpInfo samples through import -> decompose -> `aten-check-target` -> reference == eager: the
-check every family's tests end with."""
+check every decomposition family's tests end with (`check_opinfo_samples`), and the samples of
+some OpInfos as pytest parameters (`opinfo_cases`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ from aten_mlir.tests.opinfo import harness
 
 def _opinfo_id(opinfo) -> str:
     return opinfo.name + (f".{opinfo.variant_test_name}" if opinfo.variant_test_name else "")
+
+
+def opinfo_cases(names, limit=2):
+    """The samples (up to `limit` per OpInfo) of the OpInfos named `names`."""
+    return [c for o in harness.op_db() if o.name in names for c in harness.cases(o, limit=limit)]
 
 
 def check_opinfo_samples(names, limit=1, allow_kept_whole=False):
