@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 from mlir import ir
 
-from aten_mlir.backends.reference.interpreter import REFERENCE_KERNELS, _run_aten
+from aten_mlir.backends.reference.interpreter import REFERENCE_KERNELS, run_aten_op
 from aten_mlir.dialects import UnsupportedDtypeError, describe_location, dtype_of
 from aten_mlir.frontend.program import Program, Signature
 
@@ -277,7 +277,7 @@ def _run_other(op: ir.Operation, env: dict) -> list:
         return [env[op.operands[0]]]
     if op.name.startswith("aten."):
         try:
-            return _run_aten(op, env)
+            return run_aten_op(op, env)
         except Exception as e:
             raise RuntimeError(
                 f"{describe_location(op.location)}: fallback '{op.name}' failed in eager: "

@@ -184,7 +184,7 @@ def _substitute(value, env):
     return value
 
 
-def _run_aten(op: ir.Operation, env: dict):
+def run_aten_op(op: ir.Operation, env: dict):
     opdef = get_op_def(op.name)
     if opdef is None or opdef.inexpressible:
         raise ReferenceError(f"'{op.name}' is not a runnable aten op")
@@ -201,7 +201,7 @@ def _run_aten(op: ir.Operation, env: dict):
 
 def _run_op(op: ir.Operation, env: dict) -> list:
     if op.name.startswith("aten."):
-        return _run_aten(op, env)
+        return run_aten_op(op, env)
     kernel = REFERENCE_KERNELS.get(op.name)
     if kernel is None:
         raise ReferenceError(f"the reference interpreter has no kernel for '{op.name}'")
