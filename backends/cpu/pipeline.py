@@ -59,7 +59,9 @@ CPU_STAGES: list[Stage] = [
         "convert-math-to-funcs,"
         "lower-affine,convert-scf-to-cf,aten-expands-as-casts,aten-check-expand-groups,"
         "aten-widen-i1-memrefs,expand-strided-metadata,"
-        "lower-affine,arith-expand,"
+        # bf16 conversions as integer ops (round to nearest even, NaN quiet): with AVX512-BF16
+        # llc emits vcvtneps2bf16, which flushes subnormals (bf16 `x * 1.5` of 2.9e-39 gave 0)
+        "lower-affine,arith-expand{include-bf16=true},"
         "convert-math-to-llvm{approximate-log1p=false},convert-math-to-libm,"
         # after math-to-libm, which unrolls vector math into per-lane calls (vector.extract)
         "convert-vector-to-llvm,convert-ub-to-llvm,convert-complex-to-llvm,"
