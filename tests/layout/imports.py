@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "aten_mlir"
 # where the package's own modules live (tests, lit tests and the bench are users of it)
 SOURCE_DIRS = ("dialects", "frontend", "passes", "backends", "tools")
-TOP_MODULES = ("__init__.py", "cache.py", "errors.py")
+TOP_MODULES = ("__init__.py", "cache.py", "errors.py", "registry.py", "pass_table.py")
 
 
 def module_name(path: Path) -> str:
