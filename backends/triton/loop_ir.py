@@ -26,6 +26,19 @@ VIEW_OPS = (
     "memref.assume_alignment",
 )
 
+# ops with no effect on data that may move above a loop nest (a nest fused or hoisted past them)
+HOISTABLE = frozenset(
+    {
+        "arith.constant",
+        "memref.alloc",
+        "memref.expand_shape",
+        "memref.collapse_shape",
+        "memref.subview",
+        "memref.cast",
+        "memref.reinterpret_cast",
+    }
+)
+
 
 def root_of(memref: ir.Value) -> ir.Value:
     """The allocation or argument a memref view is a view of."""

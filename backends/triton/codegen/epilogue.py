@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..loop_ir import all_ops, const_int, dead_after, refills, root_of, users_of
+from ..loop_ir import HOISTABLE, all_ops, const_int, dead_after, refills, root_of, users_of
 from ..products import INIT_ATTR, LAYOUT_ATTR, is_conv_call, is_matmul_call
 from . import row_epilogue
 from .kernel import KernelWriter
@@ -24,16 +24,6 @@ from .kernel_memory import Stored, private
 from .kernel_types import KernelError
 from .matmul import tile_exprs
 from .ops import OPS
-
-HOISTABLE = {
-    "arith.constant",
-    "memref.alloc",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.subview",
-    "memref.cast",
-    "memref.reinterpret_cast",
-}
 
 
 @dataclass

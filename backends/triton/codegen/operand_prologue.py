@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..loop_ir import all_ops, covers, dead_after, refills, root_of
+from ..loop_ir import HOISTABLE, all_ops, covers, dead_after, refills, root_of
 from ..products import LAYOUT_ATTR, is_conv_call, is_matmul_call
-from .epilogue import HOISTABLE, nest_accesses
+from .epilogue import nest_accesses
 from .kernel import KernelWriter
 from .kernel_types import KernelError
 from .matmul import OPERAND_TILES

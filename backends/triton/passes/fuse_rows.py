@@ -23,20 +23,11 @@ from mlir.dialects import scf
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
-from ..loop_ir import root_of, through_unit_dims
+from ..loop_ir import HOISTABLE, root_of, through_unit_dims
 from ..products import is_matmul_call
 
 # ops that may sit between two nests and move above the first (no memory effects on data)
-_MOVABLE = {
-    "arith.constant",
-    "memref.alloc",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.subview",
-    "memref.cast",
-    "memref.reinterpret_cast",
-    "memref.dim",
-}
+_MOVABLE = HOISTABLE | {"memref.dim"}
 # ops a fused body may hold: straight-line code and loops with uniform bounds
 _BODY_OPS = {"memref.load", "memref.store", "scf.for", "scf.parallel", "scf.yield", "scf.reduce"}
 

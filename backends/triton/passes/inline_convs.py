@@ -20,7 +20,16 @@ from mlir.dialects import arith, memref, scf
 from aten_mlir.passes.registry import ModulePass, function_blocks, register_pass
 
 from ..codegen import epilogue
-from ..loop_ir import const_int, ops_after, refills, root_of, top_in, users_of, writes_between
+from ..loop_ir import (
+    HOISTABLE,
+    const_int,
+    ops_after,
+    refills,
+    root_of,
+    top_in,
+    users_of,
+    writes_between,
+)
 from ..products import CONV_ATTR, INIT_ATTR, is_conv_call, is_matmul_call
 from .view_indices import indices_in, reaches
 
@@ -74,12 +83,12 @@ def _joins_previous(call: ir.Operation, ep) -> bool:
     """Without `call`, its epilogue nest would run on the tile of the product before it (a
     shortcut conv after a block's second conv: both then stay in registers)."""
     ops = [o.operation for o in call.block.operations]
-    skipped = (*epilogue.HOISTABLE, "memref.dealloc")
+    skipped = HOISTABLE | {"memref.dealloc"}
     prev = next((o for o in reversed(ops[: ops.index(call)]) if o.name not in skipped), None)
     if prev is None or not is_matmul_call(prev):
         return False
     between = ops[ops.index(prev) + 1 : ops.index(ep.nest)]
-    if any(o != call and o.name not in epilogue.HOISTABLE for o in between):
+    if any(o != call and o.name not in HOISTABLE for o in between):
         return False
     return epilogue.reads_tile(prev, ep.nest)
 
