@@ -397,6 +397,4 @@ class _Emitter:
 
 
 def _zero(t: ir.Type) -> ir.Attribute:
-    if isinstance(t, ir.FloatType):
-        return ir.FloatAttr.get(t, 0.0)
-    return ir.IntegerAttr.get(t, 0)
+    return ir.FloatAttr.get(t, 0.0) if isinstance(t, ir.FloatType) else ir.IntegerAttr.get(t, 0)

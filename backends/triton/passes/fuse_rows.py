@@ -23,7 +23,7 @@ from mlir.dialects import scf
 
 from aten_mlir.passes.registry import ModulePass, function_blocks, nested_ops, register_pass
 
-from ..loop_ir import HOISTABLE, root_of, through_unit_dims
+from ..loop_ir import HOISTABLE, defined_inside, root_of, through_unit_dims
 from ..products import is_matmul_call
 
 # ops that may sit between two nests and move above the first (no memory effects on data)
@@ -182,13 +182,7 @@ def _available(v: ir.Value, head: ir.Operation, between) -> bool:
 
 
 def _outside_values(op: ir.Operation):
-    inside = set()
-    for inner in nested_ops(op):
-        inside.update(inner.results)
-        for region in inner.regions:
-            for blk in region.blocks:
-                inside.update(blk.arguments)
-    inside.update(op.regions[0].blocks[0].arguments)
+    inside = defined_inside(op)  # op's own results too: none can be used within it
     for inner in nested_ops(op):
         for v in inner.operands:
             if v not in inside:
