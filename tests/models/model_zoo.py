@@ -6,8 +6,10 @@ inputs for any batch size and seed:
     entry = MODEL_ZOO["bert"]
     model, example_inputs, dynamic_shapes = entry.build()                 # static shapes
     model, example_inputs, dynamic_shapes = entry.build(dynamic_batch=True)
+    model, example_inputs, dynamic_shapes = entry.build(dynamic_batch=True, dynamic_seq=True)
     ep = torch.export.export(model, example_inputs, dynamic_shapes=dynamic_shapes, strict=False)
     fresh = entry.make_inputs(batch=3, seed=1)
+    fresh = entry.make_inputs(batch=3, seed=1, seq=9)                     # token models only
 
 The Hugging Face models are wrapped so they take plain tensors and return one tensor (logits or
 the last hidden state); `transformers` is imported inside the builders since it takes seconds.
@@ -27,6 +29,7 @@ from torch import nn
 
 VOCAB = 128
 SEQ_LEN = 16
+MAX_SEQ_LEN = 64  # the transformers' max_position_embeddings / n_positions
 IMAGE_SIZE = 32
 WEIGHT_SEED = 0
 
@@ -44,14 +47,23 @@ class ZooEntry:
     make_inputs: Callable[..., tuple]  # make_inputs(batch=..., seed=...) -> user inputs
     key_ops: frozenset[str] = field(default_factory=frozenset)  # aten ops its IR must contain
     batch: int = 2  # the example batch size
+    has_seq: bool = False  # inputs are [batch, seq] and make_inputs takes `seq=`
 
-    def build(self, *, dynamic_batch: bool = False, seed: int = 0) -> ModelCase:
-        """The model, example inputs and, if asked, `dynamic_shapes` with a symbolic batch dim."""
+    def build(
+        self, *, dynamic_batch: bool = False, dynamic_seq: bool = False, seed: int = 0
+    ) -> ModelCase:
+        """The model, example inputs and, if asked, `dynamic_shapes` with a symbolic batch dim
+        and (token models) a symbolic sequence dim (dim 1 of every input)."""
         inputs = self.make_inputs(batch=self.batch, seed=seed)
         dynamic_shapes = None
-        if dynamic_batch:
-            batch = torch.export.Dim("batch", min=1, max=64)
-            dynamic_shapes = tuple({0: batch} for _ in inputs)
+        if dynamic_batch or dynamic_seq:
+            dims = {}
+            if dynamic_batch:
+                dims[0] = torch.export.Dim("batch", min=1, max=64)
+            if dynamic_seq:
+                assert self.has_seq, f"{self.name} has no sequence dim"
+                dims[1] = torch.export.Dim("seq", min=1, max=MAX_SEQ_LEN)
+            dynamic_shapes = tuple(dict(dims) for _ in inputs)
         return ModelCase(self.build_model(), inputs, dynamic_shapes)
 
 
@@ -86,21 +98,24 @@ class HFOutput(nn.Module):
         return getattr(self.model(input_ids=input_ids, attention_mask=attention_mask), self.output)
 
 
-def _token_ids(batch: int, seed: int) -> torch.Tensor:
+def _token_ids(batch: int, seed: int, seq: int) -> torch.Tensor:
     gen = torch.Generator().manual_seed(seed)
-    return torch.randint(0, VOCAB, (batch, SEQ_LEN), generator=gen)
+    return torch.randint(0, VOCAB, (batch, seq), generator=gen)
 
 
-def token_inputs(*, batch: int = 2, seed: int = 0) -> tuple[torch.Tensor]:
-    return (_token_ids(batch, seed),)
+def token_inputs(*, batch: int = 2, seed: int = 0, seq: int = SEQ_LEN) -> tuple[torch.Tensor]:
+    return (_token_ids(batch, seed, seq),)
 
 
-def token_and_mask_inputs(*, batch: int = 2, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Token ids and an attention mask whose rows have different amounts of right padding."""
+def token_and_mask_inputs(
+    *, batch: int = 2, seed: int = 0, seq: int = SEQ_LEN
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token ids and an attention mask whose rows have different amounts of right padding
+    (every row keeps at least half its tokens, so none is fully masked)."""
     gen = torch.Generator().manual_seed(seed + 1)
-    lengths = torch.randint(SEQ_LEN // 2, SEQ_LEN + 1, (batch, 1), generator=gen)
-    mask = (torch.arange(SEQ_LEN) < lengths).to(torch.int64)
-    return _token_ids(batch, seed), mask
+    lengths = torch.randint((seq + 1) // 2, seq + 1, (batch, 1), generator=gen)
+    mask = (torch.arange(seq) < lengths).to(torch.int64)
+    return _token_ids(batch, seed, seq), mask
 
 
 # Inside the small vocabulary (the defaults, e.g. GPT-2's 50256, are not). No pad token: random
@@ -256,18 +271,21 @@ MODEL_ZOO: dict[str, ZooEntry] = {
             bert,
             token_and_mask_inputs,
             frozenset({"aten.embedding", "aten.layer_norm", "aten.gelu", _ATTENTION}),
+            has_seq=True,
         ),
         ZooEntry(
             "llama",
             llama,
             token_inputs,
             frozenset({"aten.embedding", "aten.rsqrt", "aten.silu", _ATTENTION}),
+            has_seq=True,
         ),
         ZooEntry(
             "gpt2",
             gpt2,
             token_inputs,
             frozenset({"aten.embedding", "aten.layer_norm", "aten.tanh", _ATTENTION}),
+            has_seq=True,
         ),
         ZooEntry(
             "resnet",

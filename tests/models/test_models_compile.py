@@ -1,6 +1,6 @@
 """Whole models through `aten_mlir.compile` (native CPU code): no fallback, outputs equal eager
-(rtol/atol 1e-4), static and with a dynamic batch dim; train mode writes its batch-norm
-statistics back into the program's buffers."""
+(rtol/atol 1e-4), static and with dynamic batch and sequence dims at three sizes; train mode
+writes its batch-norm statistics back into the program's buffers."""
 
 from __future__ import annotations
 
@@ -63,15 +63,24 @@ def test_train_mode_writes_running_statistics_back():
         _restore(program, before)
 
 
+# Three sizes per dynamic dim from one compile, none a multiple of a vector width or block (the
+# example sizes are batch 2, seq 16): (batch, seq) for token models, batch for the others.
+DYNAMIC_SIZES = ((1, 7), (3, 1), (7, 33))
+
+
 @pytest.mark.parametrize("name", [n for n in MODEL_ZOO if n != "resnet_train"])
-def test_dynamic_batch_compiles(name):
+def test_dynamic_dims_compile(name):
+    """Batch (and, for token models, sequence) dims exported as `Dim`s: one compile, no fallback,
+    equal to eager at three sizes of each."""
     entry = MODEL_ZOO[name]
-    model, inputs, dynamic_shapes = entry.build(dynamic_batch=True)
+    model, inputs, dynamic_shapes = entry.build(dynamic_batch=True, dynamic_seq=entry.has_seq)
     ep = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=False)
     program = aten_mlir.compile(ep)
     assert program.fallbacks == [], program.fallbacks
-    for batch in (1, 3):
-        inputs = entry.make_inputs(batch=batch, seed=batch)
+    for batch, seq in DYNAMIC_SIZES:
+        sizes = dict(seq=seq) if entry.has_seq else {}
+        inputs = entry.make_inputs(batch=batch, seed=batch, **sizes)
+        assert inputs[0].shape[0] == batch and (not sizes or inputs[0].shape[1] == seq)
         with torch.no_grad():
             expected = model(*inputs)
         torch.testing.assert_close(program(*inputs), expected, **TOLERANCE)
