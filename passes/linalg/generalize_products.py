@@ -1,5 +1,6 @@
 """`aten-generalize-products`: `linalg.matmul` / `linalg.batch_matmul` on tensors of one float
-type -> the equivalent `out + a * b` `linalg.generic`, so that transposed operands fold into its
+type, or of bf16/f16 inputs into an f32 accumulator (`out + extf(a) * extf(b)`) -> the
+equivalent `linalg.generic`, so that transposed operands fold into its
 maps (`aten-fold-transposes`) and a fused prologue can be split out of it. `NAMED_PRODUCTS` (the
 operand dims of each named product) is read by the CPU contraction kernels too."""
 
@@ -47,7 +48,8 @@ class GeneralizeProducts(ModulePass):
 
 
 def _plain_product(op: ir.Operation) -> bool:
-    """A named product on tensors of one float element type (no casts)."""
+    """A named product on tensors of one float element type, or with both inputs of one
+    narrower float type (bf16/f16) widened into an f32 accumulator."""
     if op.name not in NAMED_PRODUCTS:
         return False
     if len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
@@ -55,4 +57,9 @@ def _plain_product(op: ir.Operation) -> bool:
     element = ir.RankedTensorType(op.results[0].type).element_type
     if not isinstance(element, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)):
         return False
-    return all(ir.ShapedType(v.type).element_type == element for v in op.operands)
+    a, b, out = (ir.ShapedType(v.type).element_type for v in op.operands)
+    if out != element or a != b:
+        return False
+    return a == element or (
+        isinstance(a, (ir.F16Type, ir.BF16Type)) and isinstance(element, ir.F32Type)
+    )

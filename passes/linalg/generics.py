@@ -24,7 +24,9 @@ def map_dims(m: ir.AffineMap) -> list[int] | None:
 
 
 def rebuild_product(op, inputs, in_maps, out_map, iters) -> None:
-    """Replaces `op` with `out + a * b` over `inputs`."""
+    """Replaces `op` with `out + a * b` over `inputs`; an input narrower than the accumulator
+    (bf16/f16 into f32) is widened per element first (`extf`, as `linalg.matmul` casts), the
+    body the CPU contraction kernels match for mixed-type products."""
     out = op.operands[len(op.operands) - 1]
     kinds = [
         linalg.IteratorType.reduction if "reduction" in t else linalg.IteratorType.parallel
@@ -35,6 +37,7 @@ def rebuild_product(op, inputs, in_maps, out_map, iters) -> None:
         body = new.regions[0].blocks[0]
         a, b, acc = body.arguments
         with ir.InsertionPoint(body):
+            a, b = (x if x.type == acc.type else arith.extf(acc.type, x) for x in (a, b))
             product = arith.mulf(a, b)
             linalg.YieldOp([arith.addf(acc, product)])
     op.results[0].replace_all_uses_with(new.results[0])

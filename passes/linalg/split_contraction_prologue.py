@@ -71,7 +71,7 @@ def _contraction_parts(op):
     out = block.arguments[len(block.arguments) - 1]
     if yld.operands[0] != add.results[0] or set(add.operands) != {out, mul.results[0]}:
         return None
-    x, y = mul.operands
+    x, y = (_narrow_source(v) for v in mul.operands)
     if out in (x, y) or not all(is_pure(o) for o in body[:-3]):
         return None
     if _is_arg(x, block) and _is_arg(y, block):
@@ -79,6 +79,16 @@ def _contraction_parts(op):
     if str(ir.RankedTensorType(op.results[0].type).element_type) not in ("f32", "f16", "bf16"):
         return None  # no tensor-core product to feed
     return x, y
+
+
+def _narrow_source(v: ir.Value) -> ir.Value:
+    """The bf16/f16 value `v` widens (`extf`), else `v`: a mixed-type product's operand is
+    materialized in its narrow type, and `rebuild_product` widens it again in the body."""
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.extf":
+        return v
+    source = owner.operands[0]
+    return source if isinstance(source.type, (ir.BF16Type, ir.F16Type)) else v
 
 
 def _is_arg(v: ir.Value, block: ir.Block) -> bool:
