@@ -141,10 +141,10 @@ def _batch_norm_training(rw, x, weight, bias, eps):
     dims = _channel_dims(rank)
     e = out_t.element_type
     mean, rstd = stats(x, dims, acc_type(e), eps)
-    half = isinstance(e, ir.F16Type)  # bf16 rounds otherwise in eager (not matched yet)
+    half = isinstance(e, (ir.F16Type, ir.BF16Type))
     if half and (weight is None or tensor_type(weight).element_type == e):
-        # ATen's CPU batch norm keeps the statistics in the parameter type (half when the
-        # weight is half): mean and 1/std are rounded to it before they normalise
+        # ATen's CPU batch norm keeps the statistics in the parameter type (half or bfloat16
+        # when the weight is): mean and 1/std are rounded to it before they normalise
         mean, rstd = (_rounded(v, e) for v in (mean, rstd))
     chan = dims_map(rank, [1])
     out = normalize(

@@ -121,7 +121,8 @@ def decompose_native_batch_norm_legit_functional(op, rewriter):
     """aten._native_batch_norm_legit_functional -> aten._native_batch_norm_legit_no_training
     (inference; running stats pass through) or aten._native_batch_norm_legit.no_stats,
     aten.var.correction, aten.mul.Scalar, aten.add.Tensor, aten.squeeze.dims (training: the
-    running-stat update with the unbiased variance, as ATen's CPU kernel)"""
+    running-stat update with the unbiased variance, as ATen's CPU kernel), with aten._to_copy
+    and (reduced floats) aten.mean.dim for the float32 running statistics of bf16/f16 inputs"""
     a = rewriter.args
     x, rm, rv, momentum, eps = (
         a[k] for k in ("input", "running_mean", "running_var", "momentum", "eps")
@@ -132,16 +133,32 @@ def decompose_native_batch_norm_legit_functional(op, rewriter):
             *(x, a["weight"], a["bias"], rm, rv, momentum, eps),
             results=[r.type for r in op.results[:3]],  # meta and CPU kernels differ: [C] / [0]
         )
-        return [*norm.results, rm, rv]
+        # torch's functional op returns reduced-float running statistics widened to float32
+        return [
+            *norm.results,
+            *(
+                to_dtype(rewriter, v, dtype(r))
+                for v, r in ((rm, op.results[3]), (rv, op.results[4]))
+            ),
+        ]
     norm = rewriter.build(
-        "aten._native_batch_norm_legit.no_stats", x, a["weight"], a["bias"], True, momentum, eps
+        "aten._native_batch_norm_legit.no_stats",
+        *(x, a["weight"], a["bias"], True, momentum, eps),
+        results=[r.type for r in op.results[:3]],  # bf16 input: bf16 statistics, as eager's
     )
     rank = ir.RankedTensorType(x.type).rank
     dims = [0] + list(range(2, rank))
-    var = rewriter.aten("aten.var.correction", x, dims, correction=1)
+    # The running statistics are updated in the type torch's functional op returns them in
+    # (float32 for a bf16/f16 input: it casts back afterwards), from the batch mean and the
+    # unbiased variance in that type, not from the statistics rounded to the input's type.
+    wide = dtype(op.results[3])
+    mean = norm.results[1]
+    if dtype(mean) != wide:
+        mean = rewriter.aten("aten.mean.dim", to_dtype(rewriter, x, wide), dims)
+    var = rewriter.aten("aten.var.correction", to_dtype(rewriter, x, wide), dims, correction=1)
     updated = []
-    for running, batch in ((rm, norm.results[1]), (rv, var)):
-        batch = to_dtype(rewriter, batch, dtype(running))
+    for running, batch in ((rm, mean), (rv, var)):
+        running = to_dtype(rewriter, running, wide)
         kept = rewriter.aten("aten.mul.Scalar", running, 1 - momentum)
         updated.append(
             rewriter.aten(
