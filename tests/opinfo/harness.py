@@ -32,6 +32,7 @@ class Case:
         return f"{self.opinfo.name}{variant}-{self.index}"
 
     kind: str = "exact"  # "random" / "uninitialized" once the exported graph is known
+    closer: bool = False  # passed by being nearer the float64 result than eager (`compare`)
 
 
 class _SampleModule(torch.nn.Module):
@@ -114,11 +115,17 @@ def _stats_close(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 
 def compare(case: Case, actual, expected) -> None:
-    """Raises AssertionError when `actual` is not `expected` for this case's kind of op."""
+    """Raises AssertionError when `actual` is not `expected` for this case's kind of op.
+
+    A reduced-float output outside the dtype's tolerance of eager still passes where, element by
+    element, it is no farther from the float64 result than eager's (within that tolerance):
+    some ATen CPU kernels compute in the narrow type (`grid_sampler_2d`'s coordinates,
+    `adaptive_avg_pool3d`'s sums) where we compute in float32 and round once. `case.closer` is
+    then set so sweeps count these apart."""
     a_leaves, a_spec = pytree.tree_flatten(actual)
     e_leaves, e_spec = pytree.tree_flatten(expected)
     assert len(a_leaves) == len(e_leaves), f"{len(a_leaves)} outputs, eager has {len(e_leaves)}"
-    for a, e in zip(a_leaves, e_leaves):
+    for i, (a, e) in enumerate(zip(a_leaves, e_leaves)):
         if not isinstance(e, torch.Tensor):
             assert a == e or (isinstance(e, float) and math.isnan(e) and math.isnan(a)), (a, e)
             continue
@@ -127,4 +134,117 @@ def compare(case: Case, actual, expected) -> None:
         if case.kind == "random":
             assert _stats_close(a, e), "random output statistics differ from eager"
         elif case.kind == "exact":
-            torch.testing.assert_close(a, e, equal_nan=True, atol=1e-5, rtol=1.3e-6)
+            atol, rtol = tolerance(case.opinfo, e.dtype)
+            try:
+                torch.testing.assert_close(a, e, equal_nan=True, atol=atol, rtol=rtol)
+            except AssertionError:
+                if e.dtype not in DEFAULT_TOLERANCE or not _closer(case, i, a, e, atol, rtol):
+                    raise
+                case.closer = True
+
+
+def _closer(case: Case, i: int, a, e, atol: float, rtol: float) -> bool:
+    """Every element of `a` equals eager's `e` within (atol, rtol) or is no farther than `e`
+    from output `i` of the case run on float64 inputs (up to the same tolerance)."""
+    reference = _float64_outputs(case)
+    if reference is None or i >= len(reference) or not isinstance(reference[i], torch.Tensor):
+        return False
+    r = reference[i].double()
+    if r.shape != a.shape:
+        return False
+    a64, e64 = a.double(), e.double()
+    slack = atol + rtol * r.abs()
+    same = (a64 - e64).abs() <= atol + rtol * e64.abs()
+    nearer = (a64 - r).abs() <= (e64 - r).abs() + slack
+    both_nan = a64.isnan() & e64.isnan()
+    return bool((same | nearer | both_nan).all())
+
+
+def _float64_outputs(case: Case):
+    """The case's output leaves with every reduced-float input widened to float64 (None when the
+    op rejects float64 or the sample then fails)."""
+    if not hasattr(case, "_float64"):
+        widened = tuple(t.double() if t.dtype in DEFAULT_TOLERANCE else t for t in case.inputs)
+        try:
+            with torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                case._float64 = pytree.tree_leaves(case.module(*widened))
+        except Exception:
+            case._float64 = None
+    return case._float64
+
+
+# torch.testing.assert_close's defaults per dtype (float32's for every other dtype: exact for
+# integers and bool either way).
+DEFAULT_TOLERANCE = {torch.bfloat16: (1e-5, 1.6e-2), torch.float16: (1e-5, 1e-3)}
+# OpInfo tolerance overrides that compare a compiled or decomposed op with eager at the same
+# dtype (Inductor's and the decompositions' suites) or eager with itself on CPU.
+_OVERRIDE_TESTS = {"TestInductorOpInfo", "TestDecomp", "TestCommon"}
+
+
+def tolerance(opinfo, dtype: torch.dtype) -> tuple[float, float]:
+    """(atol, rtol) for comparing with eager at `dtype`: assert_close's default for the dtype,
+    widened by the OpInfo's own CPU override for that dtype where it declares one (reduced
+    floats only: float32 keeps its default, which every sample met before overrides were read)."""
+    if dtype not in DEFAULT_TOLERANCE:
+        return 1e-5, 1.3e-6
+    atol, rtol = DEFAULT_TOLERANCE[dtype]
+    for info in getattr(opinfo, "decorators", ()):
+        if getattr(info, "cls_name", None) not in _OVERRIDE_TESTS:
+            continue
+        if info.device_type not in (None, "cpu") or (info.dtypes and dtype not in info.dtypes):
+            continue
+        for decorator in info.decorators:
+            tol = getattr(decorator, "d", {}).get(dtype) if _is_override(decorator) else None
+            if tol is not None:
+                atol, rtol = max(atol, tol.atol), max(rtol, tol.rtol)
+    return atol, rtol
+
+
+def _is_override(decorator) -> bool:
+    from torch.testing._internal.common_device_type import toleranceOverride
+
+    return isinstance(decorator, toleranceOverride)
+
+
+# OpInfos whose index outputs depend on how ties are ordered: eager's non-stable sort is
+# implementation-defined, ours is always stable; values must match, indices must select them.
+TIE_ORDER = {"sort", "topk", "argsort", "msort"}
+
+
+def compare_up_to_ties(case: Case, actual, expected) -> None:
+    """`compare`, except that sort-like ops' indices may order ties differently from eager."""
+    if case.opinfo.name not in TIE_ORDER:
+        compare(case, actual, expected)
+        return
+    a_leaves = torch.utils._pytree.tree_leaves(actual)
+    e_leaves = torch.utils._pytree.tree_leaves(expected)
+    if len(a_leaves) == 1 and a_leaves[0].dtype == torch.int64:  # argsort: indices only
+        a, e = a_leaves[0], e_leaves[0]
+        assert a.shape == e.shape
+        x, dim = case.inputs[0], _sort_dim(case, a)
+        if x.dim() > 0 and dim is not None:
+            torch.testing.assert_close(x.gather(dim, a), x.gather(dim, e), equal_nan=True)
+        return
+    for a, e in zip(a_leaves, e_leaves):
+        assert a.shape == e.shape and a.dtype == e.dtype
+        if not a.dtype.is_floating_point and a.dtype == torch.int64 and len(a_leaves) > 1:
+            continue  # indices of ties: checked through the values they select, below
+        atol, rtol = tolerance(case.opinfo, e.dtype)
+        torch.testing.assert_close(a, e, equal_nan=True, atol=atol, rtol=rtol)
+    if len(a_leaves) == 2 and case.inputs and a_leaves[1].dtype == torch.int64:
+        values, indices = a_leaves
+        dim = _sort_dim(case, values)
+        if dim is not None and case.inputs[0].dim() > 0:
+            picked = case.inputs[0].gather(dim, indices)
+            torch.testing.assert_close(picked, values, equal_nan=True, atol=0, rtol=0)
+
+
+def _sort_dim(case, values):
+    module = case.module
+    leaves = [c for c in module.constants if isinstance(c, int) and not isinstance(c, bool)]
+    if case.opinfo.name == "topk":
+        dim = leaves[1] if len(leaves) > 1 else -1
+    else:
+        dim = leaves[0] if leaves else -1
+    return dim if -values.dim() <= dim < max(values.dim(), 1) else None

@@ -35,10 +35,6 @@ PARTIAL_FALLBACK = {
     "aten.convolution": "unbatched input (no batch dim) and unsigned integers stay eager",
 }
 
-# OpInfos whose index outputs depend on how ties are ordered: eager's non-stable sort is
-# implementation-defined, ours is always stable; values must match, indices must select them.
-TIE_ORDER = {"sort", "topk", "argsort", "msort"}
-
 
 @functools.cache
 def _opinfos() -> dict[str, object]:
@@ -46,42 +42,6 @@ def _opinfos() -> dict[str, object]:
         o.name + (f".{o.variant_test_name}" if o.variant_test_name else ""): o
         for o in harness.op_db()
     }
-
-
-def _compare(case, actual, expected) -> None:
-    if case.opinfo.name not in TIE_ORDER:
-        harness.compare(case, actual, expected)
-        return
-    a_leaves = torch.utils._pytree.tree_leaves(actual)
-    e_leaves = torch.utils._pytree.tree_leaves(expected)
-    if len(a_leaves) == 1 and a_leaves[0].dtype == torch.int64:  # argsort: indices only
-        a, e = a_leaves[0], e_leaves[0]
-        assert a.shape == e.shape
-        x, dim = case.inputs[0], _sort_dim(case, a)
-        if x.dim() > 0 and dim is not None:
-            torch.testing.assert_close(x.gather(dim, a), x.gather(dim, e), equal_nan=True)
-        return
-    for a, e in zip(a_leaves, e_leaves):
-        assert a.shape == e.shape and a.dtype == e.dtype
-        if not a.dtype.is_floating_point and a.dtype == torch.int64 and len(a_leaves) > 1:
-            continue  # indices of ties: checked through the values they select, below
-        torch.testing.assert_close(a, e, equal_nan=True, atol=1e-5, rtol=1.3e-6)
-    if len(a_leaves) == 2 and case.inputs and a_leaves[1].dtype == torch.int64:
-        values, indices = a_leaves
-        dim = _sort_dim(case, values)
-        if dim is not None and case.inputs[0].dim() > 0:
-            picked = case.inputs[0].gather(dim, indices)
-            torch.testing.assert_close(picked, values, equal_nan=True, atol=0, rtol=0)
-
-
-def _sort_dim(case, values):
-    module = case.module
-    leaves = [c for c in module.constants if isinstance(c, int) and not isinstance(c, bool)]
-    if case.opinfo.name == "topk":
-        dim = leaves[1] if len(leaves) > 1 else -1
-    else:
-        dim = leaves[0] if leaves else -1
-    return dim if -values.dim() <= dim < max(values.dim(), 1) else None
 
 
 def _check(
@@ -109,7 +69,7 @@ def _check(
         else:
             assert not fell - allowed, f"{case.id}: fallbacks {sorted(fell)}"
         actual = compiled(*harness._clone(case.inputs))
-        _compare(case, actual, harness.eager(case))
+        harness.compare_up_to_ties(case, actual, harness.eager(case))
         checked += 1
     if target in PARTIAL_FALLBACK and checked:
         assert lowered, f"{target} fell back in every sample"
