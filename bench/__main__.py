@@ -1,183 +1,152 @@
-"""The CPU benchmark suite: aten-mlir against torch eager and Inductor, side by side.
+"""The benchmark suite: aten-mlir against torch eager and Inductor, side by side.
 
-    python -m bench [--workloads mlp,softmax] [--threads 1,all] [--json out.json] [--plot out.png]
+    python -m bench [--set small|dynamic|bf16|realistic|all] [--workloads mlp,softmax]
+        [--threads 1,all] [--reps N] [--budget S] [--cached] [--json out.json] [--plot out.png]
+    python -m bench --target triton --device cuda    # the same workloads on a GPU (Triton)
 
-Each workload runs in processes of its own (`bench/run_one.py`):
-1. Cold: empty cache directories for both compilers; compile times, aten-mlir checked against
-   eager, then steady-state times of eager, Inductor and aten-mlir taken alternately (median).
-2. Cached: the same caches, compile times only.
-3. One more timing process per other thread count.
-The table gives speedups (eager time / aten-mlir time, Inductor time / aten-mlir time: above 1
-means aten-mlir is faster), achieved GFLOP/s or GB/s, and compile times; the geomeans are over
-the workloads at each thread count, and a last line gives each workload's cold compile time over
-Inductor's (`gpt2_small`, GPT-2 small as released, is the model of the <= 0.1 target of #6). A
-slow workload takes fewer timing rounds. No numbers are asserted anywhere: this is a report.
+Sets: `small` (static float32 ops and small models), `dynamic` (exported with `Dim`s on batch and
+sequence, compiled once, timed at 3 sizes, next to a static compile at each size and Inductor's
+`dynamic=True`), `bf16` (against eager bf16 and Inductor bf16), `realistic` (BERT-base b1/b8
+seq 128, GPT-2 small prefill 256 and decode over a 256 cache, a LLaMA-7B layer prefill 128 and
+decode, ResNet-50 224). The default is `all`. Limits are measured first, in the same run: the
+f32 FMA peak of one core (an MLIR vector.fma loop built by backends/cpu), the bf16 matmul rate
+(oneDNN/AMX) and a copy bandwidth; each row gives its rate as a fraction of its limit.
+
+Each workload runs in processes of its own (`bench/run_one.py`): the first with empty caches
+(cold compile times; aten-mlir checked against eager, max relative error and MISMATCH flagged;
+a compiler that fails is reported in the row), then one per other thread count (warm caches),
+and with `--cached` one more timing compiles from the caches. Timing: eager, Inductor and
+aten-mlir take turns sample by sample, median; rounds adapt to `--budget` seconds per workload
+(`--reps N`: exactly N samples). Time of a run on this 2-core host (shared, loaded): RUNTIME.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from .workloads import WORKLOADS
+from . import report
+from .host import host_line
+from .workloads import SETS, WORKLOADS, in_set
 
 ROOT = Path(__file__).resolve().parents[1]
+PROCESS_TIMEOUT_S = 1800
 
 
-def _run(name: str, threads: str, mode: str, caches: Path) -> dict:
+def _run(name: str, threads: str, mode: str, caches: Path, extra: list[str]) -> list[dict]:
     env = dict(os.environ)
     env["TORCHINDUCTOR_CACHE_DIR"] = str(caches / "inductor")
     env["ATEN_MLIR_BENCH_CACHE"] = str(caches / "aten_mlir")
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.run_one", name, threads, mode],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-    )
-    lines = [x for x in done.stdout.splitlines() if x.startswith("{")]
-    if done.returncode != 0 or not lines:
-        return {"workload": name, "threads": threads, "error": done.stderr.strip()[-600:]}
-    return json.loads(lines[-1])
+    command = [sys.executable, "-m", "bench.run_one", name, threads, mode, *extra]
+    try:
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=PROCESS_TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        return [
+            {
+                "workload": name,
+                "threads": threads,
+                "error": f"timed out after {PROCESS_TIMEOUT_S} s",
+            }
+        ]
+    rows = [json.loads(x) for x in done.stdout.splitlines() if x.startswith("{")]
+    if done.returncode != 0 or not rows:
+        tail = done.stderr.strip()[-600:] or f"exit code {done.returncode}"
+        rows.append({"workload": name, "threads": threads, "error": tail})
+    return rows
 
 
-def run_suite(names: list[str], threads: list[str]) -> list[dict]:
+def run_suite(names, threads, extra, cached: bool, limits: dict) -> list[dict]:
     rows = []
     for name in names:
         with tempfile.TemporaryDirectory() as tmp:
             caches = Path(tmp)
-            cold = _run(name, threads[0], "full", caches)
-            cached = _run(name, threads[0], "compile", caches)
-            if "compile_s" in cold and "compile_s" in cached:
-                cold["cached_compile_s"] = cached["compile_s"]
-                cold["cached_from_cache"] = cached.get("from_cache")
-            rows.append(cold)
-            print(_line(cold), flush=True)
-            for t in threads[1:]:
-                row = _run(name, t, "full", caches)
-                rows.append(row)
-                print(_line(row), flush=True)
+            for k, t in enumerate(threads):
+                got = _run(name, t, "full", caches, extra)
+                if k == 0 and cached:
+                    warm = _run(name, t, "compile", caches, extra)
+                    if warm and "compile_s" in warm[0] and "compile_s" in got[0]:
+                        got[0]["cached_compile_s"] = warm[0]["compile_s"]
+                for row in got:
+                    rows.append(row)
+                    print(report.line(row, limits), flush=True)
     return rows
 
 
-_HEADER = (
-    f"{'workload':18}{'thr':>4}{'eager ms':>10}{'ind ms':>9}{'ours ms':>9}{'x eager':>9}"
-    f"{'x ind':>7}{'rate':>13}  {'compile s ours/ind':<19}{'cached s ours/ind':>19}"
-)
+def _limits(threads: list[str]) -> dict:
+    import torch
 
+    from .limits import describe, measure
 
-def _line(row: dict) -> str:
-    if "error" in row:
-        return f"{row['workload']:18}{row['threads']:>4}  failed: {row['error'][-160:]}"
-    s = row["seconds"]
-    rate = (
-        f"{row['gflops']:.1f} GFLOP/s"
-        if "gflops" in row
-        else f"{row['gbps']:.1f} GB/s"
-        if "gbps" in row
-        else ""
-    )
-    c = row["compile_s"]
-    cached = row.get("cached_compile_s")
-    cached_text = f"{cached['aten_mlir']:.3f}/{cached['inductor']:.2f}" if cached else ""
-    return (
-        f"{row['workload']:18}{row['threads']:>4}{s['eager'] * 1e3:>10.3f}"
-        f"{s['inductor'] * 1e3:>9.3f}{s['aten_mlir'] * 1e3:>9.3f}"
-        f"{s['eager'] / s['aten_mlir']:>9.2f}{s['inductor'] / s['aten_mlir']:>7.2f}"
-        f"{rate:>13}  {c['aten_mlir']:.2f}/{c['inductor']:<14.2f}{cached_text:>19}"
-    )
-
-
-def geomeans(rows: list[dict]) -> dict[str, dict[str, float]]:
-    """Per thread count: the geometric mean speedup over eager and over Inductor."""
-    out = {}
-    for threads in sorted({r["threads"] for r in rows}):
-        done = [r for r in rows if r["threads"] == threads and "seconds" in r]
-        if not done:
-            continue
-        out[threads] = {
-            other: math.exp(
-                sum(math.log(r["seconds"][other] / r["seconds"]["aten_mlir"]) for r in done)
-                / len(done)
-            )
-            for other in ("eager", "inductor")
-        }
+    before, out = torch.get_num_threads(), {}
+    for t in threads:
+        out[t] = measure(os.cpu_count() if t == "all" else int(t))
+        print(describe(out[t]), flush=True)
+    torch.set_num_threads(before)
     return out
 
 
-def cold_compile_ratios(rows: list[dict]) -> dict[str, float]:
-    """Per workload: aten-mlir's cold compile time over Inductor's, from its first (cold)
-    process (issue #6 asks for <= 0.1 on GPT-2 small)."""
-    out, seen = {}, set()
-    for row in rows:
-        if row["workload"] not in seen and "compile_s" in row:
-            c = row["compile_s"]
-            out[row["workload"]] = c["aten_mlir"] / c["inductor"]
-        seen.add(row["workload"])
-    return out
-
-
-def plot(rows: list[dict], path: str) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise SystemExit("--plot needs matplotlib: pip install -e '.[bench]'") from None
-    done = [r for r in rows if "seconds" in r]
-    labels = [f"{r['workload']} ({r['threads']})" for r in done]
-    x = range(len(done))
-    fig, ax = plt.subplots(figsize=(max(6, len(done) * 0.7), 4))
-    for k, other in enumerate(("eager", "inductor")):
-        speedups = [r["seconds"][other] / r["seconds"]["aten_mlir"] for r in done]
-        ax.bar([i + 0.4 * k for i in x], speedups, width=0.4, label=f"vs {other}")
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")  # speedups and slowdowns alike: 0.1x is as far below 1 as 10x above
-    ax.set_xticks([i + 0.2 for i in x], labels, rotation=60, ha="right")
-    ax.set_ylabel("aten-mlir speedup (x)")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--set", default="all", choices=(*SETS, "all"))
+    parser.add_argument("--workloads", default=None, help="comma-separated (overrides --set)")
+    parser.add_argument("--threads", default="1,all", help="comma-separated; 'all': every core")
+    parser.add_argument("--reps", type=int, default=None, help="timed samples per runner")
+    parser.add_argument("--budget", type=float, default=3.0, help="timing seconds per row")
+    parser.add_argument("--cached", action="store_true", help="also time cached compiles")
+    parser.add_argument("--target", default="cpu", choices=("cpu", "triton"))
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    parser.add_argument("--json", default="bench_results.json")
+    parser.add_argument("--plot", default=None, help="write a PNG bar chart of the speedups")
+    return parser
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workloads", default=",".join(WORKLOADS))
-    parser.add_argument("--threads", default="1,all", help="comma-separated; 'all': every core")
-    parser.add_argument("--json", default="bench_results.json")
-    parser.add_argument("--plot", default=None, help="write a PNG bar chart of the speedups")
+    parser = _parser()
     args = parser.parse_args(argv)
-    names = args.workloads.split(",")
+    names = args.workloads.split(",") if args.workloads else in_set(args.set)
     unknown = [n for n in names if n not in WORKLOADS]
     if unknown:
         parser.error(f"unknown workloads {unknown}; known: {', '.join(WORKLOADS)}")
-    print(f"{os.cpu_count()} cores; speedup = the other's time / aten-mlir's (above 1: faster)")
-    print(_HEADER, flush=True)
-    rows = run_suite(names, args.threads.split(","))
-    means = geomeans(rows)
-    for threads, m in means.items():
-        print(
-            f"geomean at {threads} thread(s): {m['eager']:.2f}x vs eager, "
-            f"{m['inductor']:.2f}x vs Inductor"
-        )
-    ratios = cold_compile_ratios(rows)
-    if ratios:
-        print(
-            "cold compile, aten-mlir / Inductor: "
-            + ", ".join(f"{name} {r:.3f}x" for name, r in ratios.items())
-        )
-    Path(args.json).write_text(
-        json.dumps({"rows": rows, "geomean": means, "cold_compile_ratio": ratios}, indent=1)
-    )
+    if (args.target == "triton") != (args.device == "cuda"):
+        parser.error("the Triton target runs on --device cuda, the CPU target on --device cpu")
+    if args.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            print("no CUDA device here: --target triton --device cuda needs a GPU; nothing run")
+            return 0
+        print(f"device: {torch.cuda.get_device_name()}")
+    start = time.perf_counter()
+    threads = args.threads.split(",")
+    print(host_line(), flush=True)
+    limits = _limits(threads) if args.device == "cpu" else {}
+    print("x eager / x ind: the other's time over aten-mlir's (above 1: aten-mlir faster)")
+    print(report.HEADER, flush=True)
+    extra = ["--budget", str(args.budget), "--target", args.target, "--device", args.device]
+    extra += ["--reps", str(args.reps)] if args.reps else []
+    rows = run_suite(names, threads, extra, args.cached, limits)
+    for text in report.summary(rows):
+        print(text)
+    elapsed = time.perf_counter() - start
+    print(f"bench run took {elapsed / 60:.1f} min")
+    out = {"host": host_line(), "limits": limits, "rows": rows, "minutes": elapsed / 60}
+    Path(args.json).write_text(json.dumps(out, indent=1))
     print(f"wrote {args.json}")
     if args.plot:
+        from .plot import plot
+
         plot(rows, args.plot)
         print(f"wrote {args.plot}")
     return 0

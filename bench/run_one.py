@@ -1,107 +1,182 @@
 """One workload in this process: compile it with aten-mlir and Inductor, check aten-mlir
-against eager, time all three alternately; prints one JSON line.
+against eager, time all of them alternately; prints one JSON line per row (a dynamic workload
+gives one row per size).
 
-    python -m bench.run_one <workload> <threads> <mode>
+    python -m bench.run_one <workload> <threads> <mode> [--reps N] [--budget S]
+        [--target cpu|triton] [--device cpu|cuda]
 
 `mode`: "full" (compile + timings) or "compile" (compile times only: run it again with the same
 cache directories to time compiling from the caches). The caller sets `TORCHINDUCTOR_CACHE_DIR`
-and `ATEN_MLIR_BENCH_CACHE` (aten-mlir's `cache_dir`) so both compilers start cold or warm alike.
+and `ATEN_MLIR_BENCH_CACHE` (aten-mlir's `cache_dir`; empty for a cold compile) so both compilers
+start cold or warm alike; without it aten-mlir compiles with `cache=False`. A compiler that fails
+(export, compile, or the call) is reported in the row (`errors`), and the others still run.
 """
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import os
-import statistics
-import sys
 import time
 
 import torch
 
-_MIN_SAMPLE_S = 0.002  # calls per timing sample: enough that one sample takes this long
-_ROUNDS = 15
-# Seconds of samples per runner: a slow model (GPT-2 small: ~0.3 s a call in eager) takes fewer
-# rounds, down to _MIN_ROUNDS, so it does not add minutes to the suite.
-_BUDGET_S = 3.0
-_MIN_ROUNDS = 5
+from .timing import MISMATCH, dtype_of, errors, time_alternately
+from .workload import counted_flops, io_bytes, weight_bytes
 
 
-def main(argv=None) -> int:
-    name, threads, mode = (argv or sys.argv[1:])[:3]
-    torch.set_num_threads(os.cpu_count() if threads == "all" else int(threads))
+def _short(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0][:300] if text else ''}"
+
+
+def _timed(fn):
+    """(fn(), seconds, None) or (None, seconds, error text)."""
+    gc.collect()  # export leaves the collector overdue: its full pass must not land in a timing
+    start = time.perf_counter()
+    try:
+        return fn(), time.perf_counter() - start, None
+    except Exception as error:  # noqa: BLE001 - reported per workload
+        return None, time.perf_counter() - start, _short(error)
+
+
+def _compile_ours(model, inputs, args, dynamic_shapes=None):
     import aten_mlir
 
-    from .workloads import WORKLOADS, io_bytes
+    def build():
+        ep = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=False)
+        cache = os.environ.get("ATEN_MLIR_BENCH_CACHE")
+        options = dict(cache_dir=cache) if cache else dict(cache=False)
+        return aten_mlir.compile(ep, target=args.target, **options)
 
-    work = WORKLOADS[name]
-    model, inputs = work.build()
-    ep = torch.export.export(model, inputs, strict=False)
-    # export leaves the garbage collector overdue; its full pass must not land in either timing
-    gc.collect()
-    start = time.perf_counter()
-    ours = aten_mlir.compile(ep, target="cpu", cache_dir=os.environ["ATEN_MLIR_BENCH_CACHE"])
-    ours_compile = time.perf_counter() - start
-    inductor = torch.compile(model, backend="inductor")
-    gc.collect()
-    start = time.perf_counter()
-    with torch.no_grad():
-        inductor(*inputs)  # Inductor compiles on the first call
-    inductor_compile = time.perf_counter() - start
-    result = {
-        "workload": name,
-        "threads": threads,
-        "compile_s": {"aten_mlir": ours_compile, "inductor": inductor_compile},
-        "from_cache": bool(getattr(ours, "from_cache", False)),
-    }
-    if mode == "full":
+    return _timed(build)
+
+
+def _compile_inductor(model, inputs, dynamic: bool):
+    def build():
+        compiled = torch.compile(model, backend="inductor", dynamic=dynamic or None)
         with torch.no_grad():
-            expected = model(*inputs)
-            actual = ours(*inputs)
-        result["max_abs_error"] = _max_error(actual, expected)
-        result["fallbacks"] = sorted({f.op for f in ours.fallbacks})
-        result["seconds"] = _time_alternately(
-            {"eager": model, "inductor": inductor, "aten_mlir": ours}, inputs
-        )
-        seconds = result["seconds"]["aten_mlir"]
-        if work.kind == "flops":
-            result["gflops"] = work.flops / seconds / 1e9
-        elif work.kind == "bytes":
-            result["gbps"] = io_bytes(inputs, expected) / seconds / 1e9
-    print(json.dumps(result))
-    return 0
+            compiled(*inputs)  # Inductor compiles on the first call
+        return compiled
+
+    return _timed(build)
 
 
-def _max_error(actual, expected) -> float:
-    pairs = zip(torch.utils._pytree.tree_leaves(actual), torch.utils._pytree.tree_leaves(expected))
-    return max(
-        (float((a.double() - e.double()).abs().max()) for a, e in pairs if e.numel()),
-        default=0.0,
+def _check(row: dict, name: str, compiled, inputs, expected, dtype) -> bool:
+    """Runs `compiled` once against eager's `expected`; records the error (or the failure)."""
+    try:
+        with torch.no_grad():
+            actual = compiled(*inputs)
+    except Exception as error:  # noqa: BLE001
+        row["errors"][name] = "call: " + _short(error)
+        return False
+    worst, relative = errors(actual, expected)
+    row.setdefault("max_abs_error", {})[name] = worst
+    row.setdefault("rel_error", {})[name] = relative
+    if not relative <= MISMATCH.get(dtype, 1e-3):  # NaN counts as a mismatch
+        row.setdefault("mismatch", []).append(name)
+    fallbacks = sorted({f.op for f in getattr(compiled, "fallbacks", [])})
+    if fallbacks:
+        row.setdefault("fallbacks", {})[name] = fallbacks
+    return True
+
+
+def _work(work, model, inputs, expected) -> dict:
+    if work.kind == "flops":
+        return {"flops": work.flops or counted_flops(model, inputs)}
+    if work.kind == "bytes":
+        return {"bytes": io_bytes(inputs, expected)}
+    if work.kind == "weights":
+        return {"bytes": io_bytes(inputs, expected) + weight_bytes(model)}
+    return {}
+
+
+def _time(row, runners, inputs, args) -> None:
+    sync = torch.cuda.synchronize if args.device == "cuda" else (lambda: None)
+    row["seconds"] = time_alternately(
+        runners, inputs, budget_s=args.budget, reps=args.reps, sync=sync
     )
 
 
-def _time_alternately(runners: dict, inputs) -> dict[str, float]:
-    """Median seconds per call of each runner; the runners take turns, sample by sample, so a
-    change in machine load shifts all of them alike."""
-    calls, slowest = {}, 0.0
+def run_static(work, model, inputs, args) -> list[dict]:
+    row = {"errors": {}}
     with torch.no_grad():
-        for name, run in runners.items():
-            for _ in range(3):  # warm up
-                run(*inputs)
-            start = time.perf_counter()
-            run(*inputs)
-            once = time.perf_counter() - start
-            calls[name] = max(1, int(_MIN_SAMPLE_S / max(once, 1e-9)))
-            slowest = max(slowest, once * calls[name])
-        rounds = max(_MIN_ROUNDS, min(_ROUNDS, int(_BUDGET_S / slowest)))
-        samples = {name: [] for name in runners}
-        for _ in range(rounds):
-            for name, run in runners.items():
-                start = time.perf_counter()
-                for _ in range(calls[name]):
-                    run(*inputs)
-                samples[name].append((time.perf_counter() - start) / calls[name])
-    return {name: statistics.median(s) for name, s in samples.items()}
+        expected = model(*inputs)
+    dtype = dtype_of(inputs, model)
+    ours, ours_s, row["errors"]["aten_mlir"] = _compile_ours(model, inputs, args)
+    ind, ind_s, row["errors"]["inductor"] = _compile_inductor(model, inputs, dynamic=False)
+    row["compile_s"] = {"aten_mlir": ours_s, "inductor": ind_s}
+    row["from_cache"] = bool(getattr(ours, "from_cache", False))
+    if args.mode == "compile":
+        return [row]
+    runners = {"eager": model}
+    if ind is not None:
+        runners["inductor"] = ind
+    if ours is not None and _check(row, "aten_mlir", ours, inputs, expected, dtype):
+        runners["aten_mlir"] = ours
+    row.update(_work(work, model, inputs, expected))
+    _time(row, runners, inputs, args)
+    return [row]
+
+
+def run_dynamic(work, model, inputs, args) -> list[dict]:
+    """One dynamic compile of each, timed at every size next to a static aten-mlir compile."""
+    first = {"errors": {}}
+    shapes = work.dynamic.shapes()
+    ours, ours_s, first["errors"]["aten_mlir"] = _compile_ours(model, inputs, args, shapes)
+    ind, ind_s, first["errors"]["inductor"] = _compile_inductor(model, inputs, dynamic=True)
+    first["compile_s"] = {"aten_mlir": ours_s, "inductor": ind_s}
+    rows = []
+    for label, sized in work.dynamic.sizes():
+        sized = _to(sized, args.device)
+        row = first if not rows else {"errors": dict(first["errors"])}
+        row["size"] = label
+        with torch.no_grad():
+            expected = model(*sized)
+        dtype = dtype_of(sized, model)
+        static, static_s, row["errors"]["aten_mlir_static"] = _compile_ours(model, sized, args)
+        row.setdefault("compile_s", {})["aten_mlir_static"] = static_s
+        runners = {"eager": model}
+        if ind is not None:
+            runners["inductor"] = ind
+        if ours is not None and _check(row, "aten_mlir", ours, sized, expected, dtype):
+            runners["aten_mlir"] = ours
+        if static is not None and _check(row, "aten_mlir_static", static, sized, expected, dtype):
+            runners["aten_mlir_static"] = static
+        row.update(_work(work, model, sized, expected))
+        _time(row, runners, sized, args)
+        rows.append(row)
+        del static, runners
+    return rows
+
+
+def _to(inputs, device: str):
+    return tuple(t.to(device) if isinstance(t, torch.Tensor) else t for t in inputs)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("name")
+    parser.add_argument("threads")
+    parser.add_argument("mode", choices=("full", "compile"))
+    parser.add_argument("--reps", type=int, default=None)
+    parser.add_argument("--budget", type=float, default=3.0)
+    parser.add_argument("--target", default="cpu")
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args(argv)
+    torch.set_num_threads(os.cpu_count() if args.threads == "all" else int(args.threads))
+    from .workloads import WORKLOADS
+
+    work = WORKLOADS[args.name]
+    model, inputs = work.build()
+    model, inputs = model.to(args.device), _to(inputs, args.device)
+    run = run_dynamic if work.dynamic is not None else run_static
+    for row in run(work, model, inputs, args):
+        row["errors"] = {k: v for k, v in row["errors"].items() if v}
+        row.update(workload=args.name, group=work.group, threads=args.threads, kind=work.kind)
+        print(json.dumps(row), flush=True)
+    return 0
 
 
 if __name__ == "__main__":
