@@ -34,8 +34,11 @@ _ACCESSES = {
 _PURE_PREFIXES = (*PURE_PREFIXES, "ub.")
 _CONTROL = frozenset(("scf.for", "scf.if", "scf.yield", "scf.reduce", "memref.dim"))
 _VECTOR_MEMORY = ("load", "store", "transfer", "gather", "scatter", "print", "expand", "compress")
-# Ops between two nests that can move above the first: they read no memory.
-_HOISTABLE = frozenset(("memref.alloc", "memref.expand_shape", "memref.collapse_shape"))
+# Ops between two nests that can move above the first: they read no memory (a memref.dim
+# reads a size, which no nest changes).
+_HOISTABLE = frozenset(
+    ("memref.alloc", "memref.expand_shape", "memref.collapse_shape", "memref.dim")
+)
 
 
 def _pure(op: ir.Operation) -> bool:
@@ -75,17 +78,35 @@ def _constant(v: ir.Value):
     owner = v.owner
     if isinstance(owner, ir.Block) or owner.name != "arith.constant":
         return None
-    return ir.IntegerAttr(owner.attributes["value"]).value
+    value = owner.attributes["value"]
+    return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None
+
+
+def _dim_of(v: ir.Value):
+    """(memref, dim) when `v` is `memref.dim` of a memref at a constant dim; else None."""
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.name != "memref.dim":
+        return None
+    index = _constant(owner.operands[1])
+    return None if index is None else (owner.operands[0], index)
+
+
+def _same_value(x: ir.Value, y: ir.Value) -> bool:
+    """`x` and `y` are equal: one value, equal constants, or the same dim of one memref (each
+    vectorized generic reads its own `memref.dim` of a dynamic size; no cse ran yet)."""
+    if x == y:
+        return True
+    if _constant(x) is not None:
+        return _constant(x) == _constant(y)
+    dim = _dim_of(x)
+    return dim is not None and dim == _dim_of(y)
 
 
 def _same_space(a: ir.Operation, b: ir.Operation) -> bool:
     """Both nests have the same bounds and steps, and no reductions (results)."""
     if len(a.results) or len(b.results) or len(a.operands) != len(b.operands):
         return False
-    for x, y in zip(a.operands, b.operands):
-        if x != y and (_constant(x) is None or _constant(x) != _constant(y)):
-            return False
-    return True
+    return all(_same_value(x, y) for x, y in zip(a.operands, b.operands))
 
 
 def _row_local(accesses: list[tuple], ivs) -> bool:

@@ -18,6 +18,7 @@ once `finalize-memref-to-llvm` has lowered both sides, as upstream's GPU outlini
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -112,9 +113,10 @@ def _plan(loop: ir.Operation, min_work: int) -> _Plan | None:
         return _Plan(loop, 1, trips) if independent else None
     if len(loop.results):
         return None  # scf.reduce combines across iterations
-    flattened, shares = 1, trips[0] or SHARES
-    while shares < SHARES and flattened < len(trips) and trips[flattened] is not None:
-        shares *= trips[flattened]
+    # a dynamic dim counts as DYNAMIC_TRIPS: a dynamic batch of 1 still shares its rows
+    flattened, shares = 1, trips[0] or DYNAMIC_TRIPS
+    while shares < SHARES and flattened < len(trips):
+        shares *= trips[flattened] or DYNAMIC_TRIPS
         flattened += 1
     return _Plan(loop, flattened, trips)
 
@@ -202,17 +204,23 @@ def _load(t: ir.Type, field_t: ir.Type, address: ir.Value) -> ir.Value:
     return value if field_t == t else builtin.unrealized_conversion_cast([t], [value])
 
 
+def _dim_trips(plan: _Plan, bounds, k: int) -> ir.Value:
+    """The trips of dim `k`: a constant, or computed from its bounds at run time."""
+    if plan.trips[k] is not None:
+        return arith.constant(ir.IndexType.get(), plan.trips[k])
+    lb, ub, step = bounds[k]
+    return arith.ceildivsi(arith.subi(ub, lb), step)
+
+
 def _trips_value(plan: _Plan, bounds) -> ir.Value:
     """The number of shares: the trips of the flattened dims."""
-    index = ir.IndexType.get()
     static = plan.trips[: plan.flattened]
     if None not in static:
-        total = 1
-        for t in static:
-            total *= t
-        return arith.constant(index, total)
-    lb, ub, step = bounds[0]
-    return arith.ceildivsi(arith.subi(ub, lb), step)
+        return arith.constant(ir.IndexType.get(), math.prod(static))
+    total = _dim_trips(plan, bounds, 0)
+    for k in range(1, plan.flattened):
+        total = arith.muli(total, _dim_trips(plan, bounds, k))
+    return total
 
 
 def _restrict(plan: _Plan, begin: ir.Value, end: ir.Value) -> None:
@@ -227,11 +235,13 @@ def _restrict(plan: _Plan, begin: ir.Value, end: ir.Value) -> None:
         loop.operands[0], loop.operands[d] = first, last
         return
     with ir.InsertionPoint(loop):
+        bounds = [tuple(loop.operands[k + j * d] for j in range(3)) for k in range(d)]
+        dim_trips = [_dim_trips(plan, bounds, k) for k in range(plan.flattened)]
         share_loop = scf.ForOp(begin, end, arith.constant(index, 1))
     with ir.InsertionPoint(share_loop.body):
         rest = share_loop.induction_variable
         for k in reversed(range(plan.flattened)):
-            trips = arith.constant(index, plan.trips[k])
+            trips = dim_trips[k]
             at = arith.remui(rest, trips) if k else rest
             rest = arith.divui(rest, trips) if k else rest
             lb, step = loop.operands[k], loop.operands[k + 2 * d]

@@ -90,3 +90,77 @@ func.func @argument(%x: memref<4xf32>, %y: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// Dynamic rows: each nest bounds its loop by its own `memref.dim` of the input (no cse ran
+// yet); the same dim of one memref is the same bound, and the dims and the dynamic alloc
+// between the nests move above the first.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK: memref.alloc(%{{.+}}) {{.*}} : memref<?xf32>
+// CHECK: memref.alloc(%{{.+}}) {{.*}} : memref<?x64xf32>
+// CHECK: scf.parallel (%[[I:.+]]) =
+// CHECK: vector.reduction <maximumf>
+// CHECK: math.exp
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+func.func @dynamic_rows(%x: memref<?x64xf32>) -> memref<?x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %ninf = arith.constant dense<0xFF800000> : vector<32xf32>
+  %n = memref.dim %x, %c0 : memref<?x64xf32>
+  %max = memref.alloc(%n) {alignment = 64 : i64} : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %v = scf.for %j = %c0 to %c64 step %c32 iter_args(%acc = %ninf) -> (vector<32xf32>) {
+      %l = vector.load %x[%i, %j] : memref<?x64xf32>, vector<32xf32>
+      %m = arith.maximumf %acc, %l : vector<32xf32>
+      scf.yield %m : vector<32xf32>
+    }
+    %r = vector.reduction <maximumf>, %v : vector<32xf32> into f32
+    memref.store %r, %max[%i] : memref<?xf32>
+    scf.reduce
+  }
+  %n2 = memref.dim %x, %c0 : memref<?x64xf32>
+  %e = memref.alloc(%n2) {alignment = 64 : i64} : memref<?x64xf32>
+  %n3 = memref.dim %x, %c0 : memref<?x64xf32>
+  scf.parallel (%i) = (%c0) to (%n3) step (%c1) {
+    %m = memref.load %max[%i] : memref<?xf32>
+    %b = vector.broadcast %m : f32 to vector<32xf32>
+    scf.for %j = %c0 to %c64 step %c32 {
+      %l = vector.load %x[%i, %j] : memref<?x64xf32>, vector<32xf32>
+      %s = arith.subf %l, %b : vector<32xf32>
+      %x1 = math.exp %s : vector<32xf32>
+      vector.store %x1, %e[%i, %j] : memref<?x64xf32>, vector<32xf32>
+    }
+    scf.reduce
+  }
+  memref.dealloc %max : memref<?xf32>
+  return %e : memref<?x64xf32>
+}
+
+// -----
+
+// Bounds that are different dims (rows of one, columns of another) do not fuse.
+// CHECK-LABEL: func.func @other_dims
+// CHECK: scf.parallel
+// CHECK: scf.parallel
+func.func @other_dims(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = memref.dim %x, %c0 : memref<?x?xf32>
+  %a = memref.alloc(%n) : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %zero, %a[%i] : memref<?xf32>
+    scf.reduce
+  }
+  %m = memref.dim %x, %c1 : memref<?x?xf32>
+  scf.parallel (%i) = (%c0) to (%m) step (%c1) {
+    memref.store %zero, %a[%i] : memref<?xf32>
+    scf.reduce
+  }
+  memref.dealloc %a : memref<?xf32>
+  return
+}

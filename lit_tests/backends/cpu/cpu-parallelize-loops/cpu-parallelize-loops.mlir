@@ -163,3 +163,34 @@ func.func @one_block(%a: memref<64x2048xf32>) -> memref<64x2048xf32> {
   }
   return %c : memref<64x2048xf32>
 }
+
+// -----
+
+// Dynamic batch and rows: both leading dims are flattened (a batch of 1 still shares its rows);
+// the share count is their trips' product at run time, and each share splits its flat index
+// by the second dim's runtime trips.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK: %[[B:.+]] = arith.ceildivsi
+// CHECK: %[[S:.+]] = arith.ceildivsi
+// CHECK: %[[N:.+]] = arith.muli %[[B]], %[[S]] : index
+// CHECK: call @aten_mlir_parallel_for(%{{.+}}, %{{.+}}, %[[N]])
+// CHECK-LABEL: func.func private @dynamic_rows_parallel0
+// CHECK: arith.ceildivsi
+// CHECK: %[[T:.+]] = arith.ceildivsi
+// CHECK: scf.for %[[K:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: arith.remui %[[K]], %[[T]]
+// CHECK: arith.divui %[[K]], %[[T]]
+// CHECK: scf.parallel
+func.func @dynamic_rows(%x: memref<?x?x512xf32>, %y: memref<?x?x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c512 = arith.constant 512 : index
+  %b = memref.dim %x, %c0 : memref<?x?x512xf32>
+  %s = memref.dim %x, %c1 : memref<?x?x512xf32>
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%b, %s, %c512) step (%c1, %c1, %c1) {
+    %v = memref.load %x[%i, %j, %k] : memref<?x?x512xf32>
+    memref.store %v, %y[%i, %j, %k] : memref<?x?x512xf32>
+    scf.reduce
+  }
+  return
+}
