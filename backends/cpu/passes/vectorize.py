@@ -30,7 +30,15 @@ from aten_mlir.passes.registry import ModulePass, option, register_pass
 from .accurate_math import LIBM
 from .bf16_rounding import is_f32_to_bf16, round_to_bf16
 from .fast_math import EXPANSIONS as _FAST_MATH
-from .vectorize_plan import INTEGER_DIVISIONS, Plan, is_identity_layout, neutral, plan
+from .vectorize_plan import (
+    INTEGER_DIVISIONS,
+    Plan,
+    is_identity_layout,
+    neutral,
+    plan,
+    register_lanes,
+    static_extents,
+)
 
 # Math ops that become libm calls run per lane (extract, scalar op, from_elements):
 # `cpu-accurate-math` calls libm for scalars only (the vector expm1 would be exp(x) - 1), and
@@ -59,46 +67,38 @@ class VectorizeGenerics(ModulePass):
     vector.load/store, arith/math on vectors, vector.reduction; contiguous dim innermost."""
 
     name: ClassVar[str] = "cpu-vectorize-generics"
-    lanes: int = option(32, "elements per vector step (32 x f32: two AVX-512 registers)")
+    lanes: int = option(0, "elements per vector step; 0: two f32 registers of `cpu`")
     reduction_lanes: int = option(
-        64, "elements per step of a reduction (4 or 8 registers: independent add chains)"
+        0, "elements per step of a reduction; 0: four f32 registers of `cpu` (add chains)"
     )
+    cpu: str = option("", "-mcpu name whose vector width sets lanes of 0; '': the build's")
 
     def run(self, module_op: ir.Operation) -> None:
+        register = 0 if self.lanes and self.reduction_lanes else register_lanes(self.cpu)
+        widths = (self.lanes or 2 * register, self.reduction_lanes or 4 * register)
         with module_op.context:
             found = [p for p in map(plan, nested_ops(module_op)) if p is not None]
             for p in found:
-                extents = _static_extents(p)
+                extents = static_extents(p)
                 if 0 in extents:
                     p.op.erase()  # no iterations
                     continue
-                lanes = self._lanes(p, extents)
+                lanes = _lanes(p, extents, widths)
                 if lanes:
                     with p.op.location, ir.InsertionPoint(p.op):
                         _Emitter(p, lanes).emit()
                     p.op.erase()
 
-    def _lanes(self, p: Plan, extents: list[int | None]) -> int:
-        """Elements per step; a short static row gets the power of two that covers it, a row
-        below MIN_LANE_EXTENT none (0: left scalar)."""
-        lanes = self.reduction_lanes if p.reduces else self.lanes
-        row = [extents[d] for d in (p.dim, *p.folded)]
-        if None in row:
-            return lanes
-        if math.prod(row) < MIN_LANE_EXTENT:
-            return 0
-        return min(lanes, 1 << (math.prod(row) - 1).bit_length())
 
-
-def _static_extents(p: Plan) -> list[int | None]:
-    """Per loop dim, its size when some operand's type gives it statically."""
-    out: list[int | None] = [None] * len(p.parallel)
-    for a in p.accesses:
-        t = ir.MemRefType(a.memref.type)
-        for pos, d in enumerate(a.indices):
-            if isinstance(d, int) and out[d] is None and not t.is_dynamic_dim(pos):
-                out[d] = t.shape[pos]
-    return out
+def _lanes(p: Plan, extents: list[int | None], widths: tuple[int, int]) -> int:
+    """Elements per step: a short static row's covering power of two; 0 below MIN_LANE_EXTENT."""
+    lanes = widths[1] if p.reduces else widths[0]
+    row = [extents[d] for d in (p.dim, *p.folded)]
+    if None in row:
+        return lanes
+    if math.prod(row) < MIN_LANE_EXTENT:
+        return 0
+    return min(lanes, 1 << (math.prod(row) - 1).bit_length())
 
 
 def _index(value: int) -> ir.Value:
@@ -132,7 +132,7 @@ class _Emitter:
 
     def _extents(self) -> list:
         """Per loop dim, an int (static) or an index value (`memref.dim`)."""
-        out = _static_extents(self.p)
+        out = static_extents(self.p)
         for a in self.p.accesses:
             for pos, d in enumerate(a.indices):
                 if isinstance(d, int) and out[d] is None:

@@ -80,6 +80,19 @@ class Plan:
         return self.op.regions[0].blocks[0]
 
 
+def register_lanes(cpu: str) -> int:
+    """f32 elements in one vector register of `cpu` (an -mcpu name; '' the build's CPU): 16 on
+    AVX-512, 8 on AVX2, so an AVX2 target gets loops of its own width rather than split 512-bit
+    vectors. The width comes from `backends/cpu/target.py` (16 until that module exists)."""
+    try:
+        from aten_mlir.backends.cpu.target import cpu_target
+    except ModuleNotFoundError as error:
+        if not (error.name or "").endswith("target"):
+            raise
+        return 16
+    return cpu_target(cpu or None).vector_bytes // 4
+
+
 def is_scalar(t: ir.Type) -> bool:
     return isinstance(t, (ir.IntegerType, ir.IndexType, ir.FloatType))
 
@@ -267,6 +280,17 @@ def plan(op: ir.Operation) -> Plan | None:
     )
     outer = tuple(d for d in range(len(parallel)) if d != dim and d not in folded)
     return Plan(op, dim, outer, folded, parallel, accesses, num_inputs, varying, kinds, combiners)
+
+
+def static_extents(p: Plan) -> list[int | None]:
+    """Per loop dim, its size when some operand's type gives it statically."""
+    out: list[int | None] = [None] * len(p.parallel)
+    for a in p.accesses:
+        t = ir.MemRefType(a.memref.type)
+        for pos, d in enumerate(a.indices):
+            if isinstance(d, int) and out[d] is None and not t.is_dynamic_dim(pos):
+                out[d] = t.shape[pos]
+    return out
 
 
 def is_identity_layout(t: ir.MemRefType) -> bool:
