@@ -56,3 +56,27 @@ def compile_product(name: str, target: str):
     fn, example, dynamic, call = PRODUCTS[name]
     ep = torch.export.export(Fn(fn), example, dynamic_shapes=(dynamic,))
     return aten_mlir.compile(ep, target=target), fn, call
+
+
+# Sizes the CPU kernels' remainders must all handle, from one compile: a single row, less than
+# a register block, and every remainder of the row / column / k blocks.
+ODD_SIZES = (1, 7, 17, 33, 100, 257)
+_S_ANY = Dim("s_any", min=1, max=4096)
+
+
+def compile_product_any_size(name: str, target: str, **options):
+    """`name` compiled with its sequence dims free from 1 up (not 2..64)."""
+    fn, example, dynamic, _ = PRODUCTS[name]
+    wide = tuple({axis: _S_ANY if d is S else d for axis, d in spec.items()} for spec in dynamic)
+    ep = torch.export.export(Fn(fn), example, dynamic_shapes=(wide,))
+    return aten_mlir.compile(ep, target=target, **options), fn
+
+
+def inputs_at(name: str, size: int):
+    """The inputs of `name` with every sequence dim `size` (batch dims as in the call inputs)."""
+    _, example, dynamic, call = PRODUCTS[name]
+    out = []
+    for arg, spec in zip(call, dynamic):
+        shape = [size if spec.get(axis) is S else n for axis, n in enumerate(arg.shape)]
+        out.append(_t(*shape))
+    return tuple(out)

@@ -31,13 +31,27 @@ from .conv import im2col_emitter
 from .kernels import Contraction, Emitter, Form, lane_stride
 
 _CONV = "linalg.conv_2d_nchw_fchw"
+# A dynamic extent when choosing a kernel: a batch of rows, a sequence
+_GUESS = 64
 
 
-def _static_memref(v: ir.Value) -> ir.MemRefType | None:
+def _memref(v: ir.Value) -> ir.MemRefType | None:
     t = v.type
-    if not isinstance(t, ir.MemRefType) or not t.has_static_shape:
-        return None
-    return ir.MemRefType(t)
+    return ir.MemRefType(t) if isinstance(t, ir.MemRefType) else None
+
+
+_WIDE = (ir.F32Type, ir.F64Type)
+_NARROW = (ir.BF16Type, ir.F16Type)
+
+
+def _element_types_fit(types) -> bool:
+    """f32 or f64 throughout; or bf16/f16 inputs with an f32 (or the same narrow) accumulator."""
+    a, b, c = (t.element_type for t in types)
+    if a != b:
+        return False
+    if isinstance(a, _WIDE):
+        return c == a
+    return isinstance(a, _NARROW) and (isinstance(c, ir.F32Type) or c == a)
 
 
 def _innermost_contiguous(t: ir.MemRefType) -> bool:
@@ -92,16 +106,22 @@ def _indices_of(op: ir.Operation):
 
 
 def _is_mul_add(op: ir.Operation) -> bool:
-    """The body is exactly `out + a * b` on the block's own arguments."""
+    """The body is exactly `out + a * b` on the block's own arguments, each input maybe first
+    widened by `arith.extf` (bf16/f16 inputs into an f32 accumulator)."""
     if op.name != "linalg.generic":
-        return True  # a named product
+        return True  # a named product (mixed types: its inputs are cast to the output's)
     block = op.regions[0].blocks[0]
     body = [o.operation for o in block.operations]
+    a, b, out = block.arguments
+    inputs = {a, b}
+    while body and body[0].name == "arith.extf" and body[0].operands[0] in (a, b):
+        inputs.discard(body[0].operands[0])
+        inputs.add(body[0].results[0])
+        body = body[1:]
     if [o.name for o in body] != ["arith.mulf", "arith.addf", "linalg.yield"]:
         return False
     mul, add, yld = body
-    a, b, out = block.arguments
-    if {mul.operands[0], mul.operands[1]} != {a, b} or mul.operands[0] == mul.operands[1]:
+    if set(mul.operands) != inputs or len(inputs) != 2:
         return False
     if {add.operands[0], add.operands[1]} != {out, mul.results[0]}:
         return False
@@ -109,35 +129,39 @@ def _is_mul_add(op: ir.Operation) -> bool:
 
 
 def match(op: ir.Operation) -> Contraction | None:
-    """The contraction `op` computes, when the micro-kernels can run it; else None."""
+    """The contraction `op` computes, when the micro-kernels can run it; else None. Dynamic
+    extents are None in `extents`, with the memref and axis to read them from in `sizes`."""
     if op.name not in ("linalg.generic", _CONV, *NAMED_PRODUCTS) or len(op.operands) != 3:
         return None
-    types = [_static_memref(v) for v in op.operands]
+    types = [_memref(v) for v in op.operands]
     if len(op.results) or any(t is None for t in types):
-        return None  # on tensors, or dynamic shapes
-    element = types[0].element_type
-    if not isinstance(element, (ir.F32Type, ir.F64Type)):
-        return None
+        return None  # on tensors
     found = _indices_of(op)
-    if any(t.element_type != element for t in types) or found is None or not _is_mul_add(op):
+    if not _element_types_fit(types) or found is None or not _is_mul_add(op):
         return None
     index, reductions = found
-    extents = {}
-    for forms, t in zip(index, types):
-        for form, size in zip(forms, t.shape):
+    extents, sizes = {}, {}
+    for forms, t, v in zip(index, types, op.operands):
+        for axis, (form, size) in enumerate(zip(forms, t.shape)):
             if len(form) == 1 and form[0][1] == 1:
-                extents[form[0][0]] = size
+                d = form[0][0]
+                dynamic = ir.ShapedType.is_dynamic_size(size)
+                if d not in extents or (extents[d] is None and not dynamic):
+                    extents[d] = None if dynamic else size
+                    sizes[d] = (v, axis)
     dims = {d for forms in index for form in forms for d, _ in form}
     if set(extents) != dims or dims != set(range(len(dims))) or 0 in extents.values():
         return None
     extents = tuple(extents[d] for d in range(len(dims)))
+    sizes = tuple(sizes[d] for d in range(len(dims)))
     a, b, c = op.operands
     for swap in (False, True):  # the product commutes: either input may play A
         order = (1, 0, 2) if swap else (0, 1, 2)
         plan = _plan([index[i] for i in order], reductions, [types[i] for i in order], extents)
         if plan is not None:
             a, b = (b, a) if swap else (a, b)
-            return Contraction(op, a, b, c, tuple(index[i] for i in order), extents, *plan)
+            at = tuple(index[i] for i in order)
+            return Contraction(op, a, b, c, at, extents, *plan, sizes=sizes)
     return None
 
 
@@ -170,7 +194,8 @@ def _plan(index, reductions, types, extents):
     n_dims = [d for d in c_order if d in b_dims and d not in a_dims]
     if not m_dims or not n_dims:
         return None
-    biggest = lambda dims: max(dims, key=lambda d: extents[d])  # noqa: E731
+    size = lambda d: _GUESS if extents[d] is None else extents[d]  # noqa: E731
+    biggest = lambda dims: max(dims, key=size)  # noqa: E731
     a_t, b_t, c_t = types
     n = c_order[-1]
     k = index[0][-1][0][0]
@@ -192,7 +217,7 @@ def _plan(index, reductions, types, extents):
         # The dot kernel ends each element of C with a reduction across lanes, a dozen
         # instructions; copying B^T (k x n, per trip of the outer loops) is cheaper when k is
         # short next to m, as in attention scores (k = the head dim).
-        if c_order[-1] in n_dims and extents[k] < 3 * extents[m] and _contiguous(c_t):
+        if c_order[-1] in n_dims and size(k) < 3 * size(m) and _contiguous(c_t):
             kernel, n = "packed", c_order[-1]
     else:
         return None
@@ -207,7 +232,8 @@ def _contiguous(*types) -> bool:
 @register_pass
 @dataclass(frozen=True)
 class VectorizeContractions(ModulePass):
-    """Rewrites f32/f64 mul-add contractions on static memrefs as vector micro-kernels."""
+    """Rewrites float mul-add contractions on memrefs (static or `?` dims; f32/f64, or bf16/f16
+    inputs) as vector micro-kernels."""
 
     name: ClassVar[str] = "cpu-vectorize-contractions"
 
@@ -215,7 +241,7 @@ class VectorizeContractions(ModulePass):
         found = [c for c in map(match, nested_ops(module_op)) if c is not None]
         with module_op.context:
             for c in found:
-                types = [_static_memref(v) for v in c.op.operands]
+                types = [_memref(v) for v in c.op.operands]
                 with c.op.location, ir.InsertionPoint(c.op):
                     (im2col_emitter(c.op, types) or Emitter(c, types)).emit()
                 c.op.erase()

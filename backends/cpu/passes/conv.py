@@ -14,7 +14,7 @@ from contextlib import ExitStack
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from .kernels import OUTER_VECTORS, VECTOR_BYTES, Contraction, Emitter
+from .kernels import OUTER_VECTORS, VECTOR_BYTES, Contraction, Emitter, accumulator_type
 
 CONV = "linalg.conv_2d_nchw_fchw"
 
@@ -39,11 +39,14 @@ def im2col_emitter(op: ir.Operation, types: list[ir.MemRefType]) -> Emitter | No
     if op.name != CONV:
         return None
     image, weight, out = types
-    lanes = VECTOR_BYTES // (4 if isinstance(out.element_type, ir.F32Type) else 8)
+    lanes = VECTOR_BYTES // (4 if isinstance(accumulator_type(out.element_type), ir.F32Type) else 8)
     n, f, oh, ow = out.shape
     channels, kh, kw = weight.shape[1:]
+    if any(ir.ShapedType.is_dynamic_size(s) for s in (f, oh, ow, channels, kh, kw)):
+        return None  # only the batch may be dynamic: the copy's shape is static
     if ow >= OUTER_VECTORS * lanes or not (_identity(weight) and _identity(out)):
         return None
+    n = None if ir.ShapedType.is_dynamic_size(n) else n
     return Im2colEmitter(op, types, (n, f, oh * ow, channels * kh * kw))
 
 
@@ -55,16 +58,19 @@ class Im2colEmitter(Emitter):
         image, weight, out = op.operands
         n, f, p, k = extents
         element = types[0].element_type
+        out_element = types[2].element_type
+        batch = ir.ShapedType.get_dynamic_size() if n is None else n
         flat_weight = memref.collapse_shape(
             ir.MemRefType.get([f, k], element), weight, [[0], [1, 2, 3]]
         )
         flat_out = memref.collapse_shape(
-            ir.MemRefType.get([n, f, p], element), out, [[0], [1], [2, 3]]
+            ir.MemRefType.get([batch, f, p], out_element), out, [[0], [1], [2, 3]]
         )
         # B's index is the packed copy's, set by each pack
         index = ((((1, 1),), ((3, 1),)), (), (((0, 1),), ((1, 1),), ((2, 1),)))
+        sizes = ((flat_out, 0), (flat_weight, 0), (flat_out, 2), (flat_weight, 1))
         contraction = Contraction(
-            op, flat_weight, image, flat_out, index, extents, "packed", (0,), 1, 2, 3
+            op, flat_weight, image, flat_out, index, extents, "packed", (0,), 1, 2, 3, sizes
         )
         super().__init__(contraction, types)
         self.image = image

@@ -1,5 +1,13 @@
 """The vector micro-kernels `cpu-vectorize-contractions` emits: loop nests of vector loads,
-broadcasts, fmas and reductions for one matched `Contraction` (see `contractions`)."""
+broadcasts, fmas and reductions for one matched `Contraction` (see `contractions`).
+
+Extents may be dynamic (`?` dims): their trip counts are `memref.dim`s read once before the
+nest. A static range the register block does not divide ends in the same kernel with a smaller
+static block; a dynamic one ends in rows (or dot-kernel columns) one at a time, and columns of
+lanes (or a k tail) masked by `vector.create_mask` of what is left, so no size reads or writes
+out of bounds. Narrow inputs (bf16/f16 A and B, the f32 accumulator C of our lowering) are
+loaded narrow and widened with `arith.extf`: the fmas and C run in f32.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +16,16 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
-# Bytes in one vector register (AVX-512); lanes = VECTOR_BYTES / element size.
+# Bytes in one vector register (AVX-512); lanes = VECTOR_BYTES / accumulator element size.
 VECTOR_BYTES = 64
 # Outer-product register block: rows x vectors of columns (8 x 2 x 16 f32 = 16 accumulators).
 OUTER_ROWS, OUTER_VECTORS = 8, 2
-# Cache blocks of the outer-product kernel: C rows, C columns, k.
+# Cache blocks of the outer-product kernel: C rows, C columns, k (multiples of the block).
 BLOCK_M, BLOCK_N, BLOCK_K = 64, 128, 256
 # Dot kernel: a DOT x DOT block of C; B rows per cache block.
 DOT, DOT_BLOCK_N = 4, 64
+# A dynamic range's remainder: one row a step, or one vector of lanes a step, masked.
+ONE_ROW, MASKED = 1, 0
 
 
 def _reassoc() -> ir.Attribute:
@@ -40,12 +50,19 @@ class Contraction:
     b: ir.Value  # lanes along n (outer) or k (dot)
     c: ir.Value
     index: tuple[tuple[Form, ...], tuple[Form, ...], tuple[Form, ...]]  # of A, B, C
-    extents: tuple[int, ...]
+    extents: tuple[int | None, ...]  # None: dynamic, read from `sizes`
     kernel: str  # "outer" | "dot" | "packed" (the outer kernel on a copy of B as [k, n])
     outer: tuple[int, ...]  # loops around the kernel
     m: int
     n: int
     k: int
+    # per dim, a (memref, axis) whose size is its extent (read for the dynamic ones)
+    sizes: tuple[tuple[ir.Value, int], ...] = ()
+
+
+def accumulator_type(element: ir.Type) -> ir.Type:
+    """The type the fmas run in: f32 or f64 as they are, f32 for bf16/f16."""
+    return element if isinstance(element, (ir.F32Type, ir.F64Type)) else ir.F32Type.get()
 
 
 class Emitter:
@@ -53,18 +70,25 @@ class Emitter:
 
     def __init__(self, c: Contraction, types):
         self.c = c
-        self.element = types[0].element_type
+        self.element = accumulator_type(types[2].element_type)
         self.lanes = VECTOR_BYTES // (4 if isinstance(self.element, ir.F32Type) else 8)
         self.vector = ir.VectorType.get([self.lanes], self.element)
         self.mask_type = ir.VectorType.get([self.lanes], ir.IntegerType.get_signless(1))
         self._consts: dict[int, ir.Value] = {}
-        self.zero = arith.constant(self.element, 0.0)
-        # constants go before the first op emitted, so they dominate every loop
-        self._top = ir.InsertionPoint(self.zero.owner)
-        self.zeros = arith.constant(
-            self.vector,
-            ir.DenseElementsAttr.get_splat(self.vector, ir.FloatAttr.get(self.element, 0.0)),
-        )
+        self._extents: dict[int, ir.Value] = {}
+        self._zeros: dict[str, ir.Value] = {}
+        anchor = arith.constant(self.element, 0.0)
+        # constants and memref.dims go before the first op emitted, so they dominate every loop
+        self._top = ir.InsertionPoint(anchor.owner)
+        self.zeros = self._zeros_of(self.element)
+
+    def _zeros_of(self, element: ir.Type) -> ir.Value:
+        key = str(element)
+        if key not in self._zeros:
+            t = ir.VectorType.get([self.lanes], element)
+            splat = ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(element, 0.0))
+            self._zeros[key] = arith.constant(t, splat, ip=self._top)
+        return self._zeros[key]
 
     def _lane_offsets(self, stride: int) -> ir.Value:
         """[0, stride, 2 stride, ...]: where a gather's lanes are, from its base index."""
@@ -77,12 +101,42 @@ class Emitter:
             self._consts[value] = arith.constant(ir.IndexType.get(), value, ip=self._top)
         return self._consts[value]
 
+    def _v(self, x: int | ir.Value) -> ir.Value:
+        return self.index(x) if isinstance(x, int) else x
+
+    def extent(self, d: int) -> ir.Value:
+        """The trip count of dim `d`: a constant, or its memref's size read once at the top."""
+        static = self.c.extents[d]
+        if static is not None:
+            return self.index(static)
+        if d not in self._extents:
+            base, axis = self.c.sizes[d]
+            self._extents[d] = memref.dim(base, self.index(axis), ip=self._top)
+        return self._extents[d]
+
+    def _parts(self, d: int, block: int, tail: int) -> list[tuple]:
+        """(lo, hi, step) ranges of dim `d`: whole blocks, then the rest. Static: the rest as one
+        smaller block. Dynamic: `tail` (ONE_ROW, or MASKED: a vector of lanes a step)."""
+        static = self.c.extents[d]
+        if static is not None:
+            main = static - static % block
+            out = [(0, main, block)] if main else []
+            return out + ([(main, static, static % block)] if static % block else [])
+        extent = self.extent(d)
+        main = arith.muli(
+            arith.divui(extent, self.index(block), ip=self._top), self.index(block), ip=self._top
+        )
+        return [(0, main, block), (main, extent, tail)]
+
     def emit(self) -> None:
         self.b, self.b_index = self.c.b, self.c.index[1]
         if self.c.kernel == "packed":
             # B^T, reused by every trip of the loops around the kernel
-            shape = [self.c.extents[self.c.k], self.c.extents[self.c.n]]
-            packed = memref.alloc(ir.MemRefType.get(shape, self.element), [], [])
+            c = self.c
+            shape = [c.extents[c.k], c.extents[c.n]]
+            dynamic = [self.extent(d) for d, s in zip((c.k, c.n), shape) if s is None]
+            shape = [ir.ShapedType.get_dynamic_size() if s is None else s for s in shape]
+            packed = memref.alloc(ir.MemRefType.get(shape, self.element), dynamic, [])
             self._outer_loops(list(self.c.outer), {}, packed)
             memref.dealloc(packed)
         else:
@@ -95,7 +149,7 @@ class Emitter:
             (self._dot if self.c.kernel == "dot" else self._outer)(ivs)
             return
         d = dims[0]
-        loop = scf.ForOp(self.index(0), self.index(self.c.extents[d]), self.index(1))
+        loop = scf.ForOp(self.index(0), self.extent(d), self.index(1))
         with ir.InsertionPoint(loop.body):
             self._outer_loops(dims[1:], {**ivs, d: loop.induction_variable}, packed)
             scf.YieldOp([])
@@ -105,18 +159,18 @@ class Emitter:
         worth it when k is too short to amortize the dot kernel's final reductions."""
         c = self.c
         self.b, self.b_index = c.b, c.index[1]
-        k_loop = scf.ForOp(self.index(0), self.index(c.extents[c.k]), self.index(1))
+        k_loop = scf.ForOp(self.index(0), self.extent(c.k), self.index(1))
         with ir.InsertionPoint(k_loop.body):
-            n_loop = scf.ForOp(self.index(0), self.index(c.extents[c.n]), self.index(1))
+            n_loop = scf.ForOp(self.index(0), self.extent(c.n), self.index(1))
             with ir.InsertionPoint(n_loop.body):
                 at = {**ivs, c.n: n_loop.induction_variable, c.k: k_loop.induction_variable}
-                value = memref.load(c.b, self._at(1, at, {}))
+                value = self._load_scalar(c.b, self._at(1, at, {}))
                 memref.store(value, packed, [k_loop.induction_variable, n_loop.induction_variable])
                 scf.YieldOp([])
             scf.YieldOp([])
         self.b, self.b_index = packed, (((c.k, 1),), ((c.n, 1),))
 
-    # -- indexing ---------------------------------------------------------------------------
+    # -- indexing, loads and stores ---------------------------------------------------------
     def _at(self, which: int, ivs: dict, offsets: dict) -> list[ir.Value]:
         """The memref indices of operand `which` (0 A, 1 B, 2 C) at loop dims `ivs` + static
         `offsets`."""
@@ -133,56 +187,72 @@ class Emitter:
             out.append(total)
         return out
 
+    def _mask(self, width: int | ir.Value) -> ir.Value:
+        if isinstance(width, int):
+            return vector.constant_mask(self.mask_type, [width])
+        return vector.create_mask(self.mask_type, [width])  # lanes past `width`: off
+
+    def _load_scalar(self, base, indices) -> ir.Value:
+        value = memref.load(base, indices)
+        return value if value.type == self.element else arith.extf(self.element, value)
+
+    def _store_scalar(self, value, base, indices) -> None:
+        element = ir.MemRefType(base.type).element_type
+        memref.store(
+            value if element == self.element else arith.truncf(element, value), base, indices
+        )
+
     def _load_lanes(self, base, indices, width, stride=1):
+        """`width` lanes (an int, or a runtime count) from `indices` on, widened to f32."""
+        element = ir.MemRefType(base.type).element_type
+        t = ir.VectorType.get([self.lanes], element)
         if stride != 1:
-            mask = vector.constant_mask(self.mask_type, [width])
-            return vector.gather(
-                self.vector, base, indices, self._lane_offsets(stride), mask, self.zeros
+            value = vector.gather(
+                t,
+                base,
+                indices,
+                self._lane_offsets(stride),
+                self._mask(width),
+                self._zeros_of(element),
             )
-        if width == self.lanes:
-            return vector.load(self.vector, base, indices)
-        mask = vector.constant_mask(self.mask_type, [width])
-        return vector.maskedload(self.vector, base, indices, mask, self.zeros)
+        elif isinstance(width, int) and width == self.lanes:
+            value = vector.load(t, base, indices)
+        else:
+            value = vector.maskedload(t, base, indices, self._mask(width), self._zeros_of(element))
+        return value if element == self.element else arith.extf(self.vector, value)
 
     def _store_lanes(self, value, base, indices, width):
-        if width == self.lanes:
+        element = ir.MemRefType(base.type).element_type
+        if element != self.element:
+            value = arith.truncf(ir.VectorType.get([self.lanes], element), value)
+        if isinstance(width, int) and width == self.lanes:
             vector.store(value, base, indices)
         else:
-            vector.maskedstore(base, indices, vector.constant_mask(self.mask_type, [width]), value)
-
-    @staticmethod
-    def _split(extent: int, block: int) -> list[tuple[int, int, int]]:
-        """(lo, hi, block) ranges: the largest multiple of `block`, then the rest as one."""
-        main = extent - extent % block
-        out = [(0, main, block)] if main else []
-        if extent % block:
-            out.append((main, extent, extent % block))
-        return out
+            vector.maskedstore(base, indices, self._mask(width), value)
 
     def _range_loop(self, lo, hi, step, block_lo=None, block=None):
         """`for i = max(lo, block_lo) to min(hi, block_lo + block) step step`, or lo..hi."""
         if block_lo is None:
-            return scf.ForOp(self.index(lo), self.index(hi), self.index(step))
-        start = arith.maxsi(block_lo, self.index(lo))
-        stop = arith.minsi(arith.addi(block_lo, self.index(block)), self.index(hi))
+            return scf.ForOp(self._v(lo), self._v(hi), self.index(step))
+        start = arith.maxsi(block_lo, self._v(lo))
+        stop = arith.minsi(arith.addi(block_lo, self.index(block)), self._v(hi))
         return scf.ForOp(start, stop, self.index(step))
 
     # -- outer-product kernel ---------------------------------------------------------------
     def _outer(self, ivs):
         c = self.c
-        M, N, K = c.extents[c.m], c.extents[c.n], c.extents[c.k]
-        m_parts = self._split(M, OUTER_ROWS)
-        n_parts = self._split(N, OUTER_VECTORS * self.lanes)
-        m0 = scf.ForOp(self.index(0), self.index(M), self.index(BLOCK_M))
+        m_parts = self._parts(c.m, OUTER_ROWS, ONE_ROW)
+        n_parts = self._parts(c.n, OUTER_VECTORS * self.lanes, MASKED)
+        m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(BLOCK_M))
         with ir.InsertionPoint(m0.body):
-            n0 = scf.ForOp(self.index(0), self.index(N), self.index(BLOCK_N))
+            n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(BLOCK_N))
             with ir.InsertionPoint(n0.body):
-                k0 = scf.ForOp(self.index(0), self.index(K), self.index(BLOCK_K))
+                k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(BLOCK_K))
                 with ir.InsertionPoint(k0.body):
                     blocks = (m0.induction_variable, n0.induction_variable, k0.induction_variable)
-                    for m_lo, m_hi, rows in m_parts:
-                        for n_lo, n_hi, cols in n_parts:
-                            self._outer_tile(ivs, blocks, (m_lo, m_hi, rows), (n_lo, n_hi, cols))
+                    for m_part in m_parts:
+                        for n_part in n_parts:
+                            self._outer_tile(ivs, blocks, m_part, n_part)
                     scf.YieldOp([])
                 scf.YieldOp([])
             scf.YieldOp([])
@@ -191,23 +261,24 @@ class Emitter:
         c = self.c
         bm, bn, bk = blocks
         rows, cols = m_part[2], n_part[2]
-        widths = [min(self.lanes, cols - j) for j in range(0, cols, self.lanes)]
+        if cols == MASKED:
+            n_part = (n_part[0], n_part[1], self.lanes)
         m_loop = self._range_loop(*m_part, bm, BLOCK_M)
         with ir.InsertionPoint(m_loop.body):
             n_loop = self._range_loop(*n_part, bn, BLOCK_N)
             with ir.InsertionPoint(n_loop.body):
+                if cols == MASKED:  # what is left of the row, past the last whole block
+                    widths = [arith.subi(self._v(n_part[1]), n_loop.induction_variable)]
+                else:
+                    widths = [min(self.lanes, cols - j) for j in range(0, cols, self.lanes)]
                 at = {**ivs, c.m: m_loop.induction_variable, c.n: n_loop.induction_variable}
                 accs = [
                     self._load_lanes(c.c, self._at(2, at, {c.m: i, c.n: j * self.lanes}), w)
                     for i in range(rows)
                     for j, w in enumerate(widths)
                 ]
-                k_loop = scf.ForOp(
-                    bk,
-                    arith.minsi(arith.addi(bk, self.index(BLOCK_K)), self.index(c.extents[c.k])),
-                    self.index(1),
-                    accs,
-                )
+                k_stop = arith.minsi(arith.addi(bk, self.index(BLOCK_K)), self.extent(c.k))
+                k_loop = scf.ForOp(bk, k_stop, self.index(1), accs)
                 with ir.InsertionPoint(k_loop.body):
                     at_k = {**at, c.k: k_loop.induction_variable}
                     stride = lane_stride(self.b_index, c.n)
@@ -219,7 +290,7 @@ class Emitter:
                     ]
                     out = []
                     for i in range(rows):
-                        a = memref.load(c.a, self._at(0, at_k, {c.m: i}))
+                        a = self._load_scalar(c.a, self._at(0, at_k, {c.m: i}))
                         a = vector.broadcast(self.vector, a)
                         for j in range(len(widths)):
                             acc = k_loop.inner_iter_args[i * len(widths) + j]
@@ -235,54 +306,60 @@ class Emitter:
     # -- dot kernel ---------------------------------------------------------------------------
     def _dot(self, ivs):
         c = self.c
-        N = c.extents[c.n]
-        n0 = scf.ForOp(self.index(0), self.index(N), self.index(DOT_BLOCK_N))
+        n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(DOT_BLOCK_N))
         with ir.InsertionPoint(n0.body):
-            for m_part in self._split(c.extents[c.m], DOT):
-                for n_part in self._split(N, DOT):
+            for m_part in self._parts(c.m, DOT, ONE_ROW):
+                for n_part in self._parts(c.n, DOT, ONE_ROW):
                     self._dot_tile(ivs, n0.induction_variable, m_part, n_part)
             scf.YieldOp([])
+
+    def _k_split(self):
+        """(end of the whole vectors of k, lanes left after it): ints, or runtime values."""
+        c = self.c
+        static = c.extents[c.k]
+        if static is not None:
+            return static - static % self.lanes, static % self.lanes
+        k, lanes = self.extent(c.k), self.index(self.lanes)
+        main = arith.muli(arith.divui(k, lanes, ip=self._top), lanes, ip=self._top)
+        return main, arith.subi(k, main, ip=self._top)
 
     def _dot_tile(self, ivs, bn, m_part, n_part):
         c = self.c
         rows, cols = m_part[2], n_part[2]
-        K = c.extents[c.k]
-        k_main = K - K % self.lanes
+        k_main, k_tail = self._k_split()
         m_loop = self._range_loop(*m_part)
         with ir.InsertionPoint(m_loop.body):
             n_loop = self._range_loop(*n_part, bn, DOT_BLOCK_N)
             with ir.InsertionPoint(n_loop.body):
                 at = {**ivs, c.m: m_loop.induction_variable, c.n: n_loop.induction_variable}
                 accs = [self.zeros] * (rows * cols)
-                if k_main:
-                    k_loop = scf.ForOp(
-                        self.index(0), self.index(k_main), self.index(self.lanes), accs
-                    )
+                if not isinstance(k_main, int) or k_main:
+                    k_loop = scf.ForOp(self.index(0), self._v(k_main), self.index(self.lanes), accs)
                     with ir.InsertionPoint(k_loop.body):
                         at_k = {**at, c.k: k_loop.induction_variable}
                         scf.YieldOp(self._dot_step(at_k, k_loop.inner_iter_args, rows, cols))
                     accs = list(k_loop.results)
-                if K % self.lanes:
-                    at_k = {**at, c.k: self.index(k_main)}
-                    accs = self._dot_step(at_k, accs, rows, cols, K % self.lanes)
+                if not isinstance(k_tail, int) or k_tail:
+                    # a runtime tail of 0 lanes loads nothing (all lanes masked off)
+                    at_k = {**at, c.k: self._v(k_main)}
+                    accs = self._dot_step(at_k, accs, rows, cols, k_tail)
                 for i in range(rows):
                     for j in range(cols):
                         indices = self._at(2, at, {c.m: i, c.n: j})
-                        old = memref.load(c.c, indices)
                         total = vector.reduction(
                             self.element,
                             _add_kind(),
                             accs[i * cols + j],
-                            acc=old,
+                            acc=self._load_scalar(c.c, indices),
                             fastmath=_reassoc(),
                         )
-                        memref.store(total, c.c, indices)
+                        self._store_scalar(total, c.c, indices)
                 scf.YieldOp([])
             scf.YieldOp([])
 
     def _dot_step(self, at_k, accs, rows, cols, width=None):
         c = self.c
-        width = width or self.lanes
+        width = self.lanes if width is None else width
         a = [self._load_lanes(c.a, self._at(0, at_k, {c.m: i}), width) for i in range(rows)]
         b = [self._load_lanes(c.b, self._at(1, at_k, {c.n: j}), width) for j in range(cols)]
         return [

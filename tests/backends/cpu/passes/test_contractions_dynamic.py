@@ -1,0 +1,125 @@
+"""`cpu-vectorize-contractions` on `?` dims: the micro-kernels read their trip counts at run
+time, end each range in a masked or one-row remainder, and equal eager at every size from one
+compile."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.export import Dim
+
+import aten_mlir
+from tests.modules import Fn
+from tests.support.dynamic_products import (
+    ODD_SIZES,
+    PRODUCTS,
+    compile_product_any_size,
+    inputs_at,
+)
+
+ANY = Dim("any", min=1, max=4096)
+
+
+def _vector_ir(tmp_path) -> str:
+    text = (tmp_path / "05-vectorize.mlir").read_text()
+    # the product became a kernel on the dynamic memrefs, not a scalar reduction nest
+    assert "vector.fma" in text
+    assert '"reduction"' not in text and "linalg.matmul" not in text
+    assert "memref.dim" in text
+    return text
+
+
+# A dynamic batch on both inputs reaches the kernels as a gather (`linalg.index` arithmetic and a
+# `memref.load` of a collapsed operand in the body): aten-split-dynamic-expands cannot tell the
+# two batch sizes are one, so the product is not a plain contraction and stays scalar.
+_BATCH_GATHERED = pytest.mark.xfail(reason="dynamic batch on both inputs: gathered operand")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        n if n in ("bmm", "h_at_ht") else pytest.param(n, marks=_BATCH_GATHERED)
+        for n in sorted(PRODUCTS)
+    ],
+)
+def test_dynamic_products_equal_eager_at_odd_sizes(name, tmp_path):
+    compiled, fn = compile_product_any_size(name, "cpu", dump_dir=tmp_path, cache=False)
+    _vector_ir(tmp_path)
+    for size in ODD_SIZES:
+        args = inputs_at(name, size)
+        torch.testing.assert_close(compiled(*args), fn(*args), rtol=1e-4, atol=1e-4)
+
+
+def _scores(q, k):
+    return q @ k.transpose(-1, -2)
+
+
+@pytest.mark.parametrize("fn, value_dim", [(_scores, 8), (torch.matmul, None)], ids=["qk", "pv"])
+def test_dynamic_attention_sequence(fn, value_dim, tmp_path):
+    """`q @ k.T` and `p @ v` with the sequence `?` in both dims of the scores."""
+    seq = Dim("seq", min=1, max=4096)
+
+    def make(s):
+        q = torch.randn(2, 3, s, 8)
+        return (q, torch.randn(2, 3, s, 8)) if value_dim else (torch.randn(2, 3, s, s), q)
+
+    dynamic = ({2: seq}, {2: seq}) if value_dim else ({2: seq, 3: seq}, {2: seq})
+    ep = torch.export.export(Fn(fn), make(5), dynamic_shapes=(dynamic,))
+    compiled = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    _vector_ir(tmp_path)
+    for size in ODD_SIZES:
+        args = make(size)
+        torch.testing.assert_close(compiled(*args), fn(*args), rtol=1e-4, atol=1e-4)
+
+
+def _linear(x, w):
+    return x @ w.t()
+
+
+# (fn, example inputs, dynamic dims per input, inputs at size s): every dim of the product `?`
+CASES = {
+    "mm": (torch.mm, lambda m, k, n: (torch.randn(m, k), torch.randn(k, n)), ((0, 1), (0, 1))),
+    "linear": (_linear, lambda m, k, n: (torch.randn(m, k), torch.randn(n, k)), ((0, 1), (1, 0))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_all_dims_dynamic(name, tmp_path):
+    fn, make, axes = CASES[name]
+    m, k, n = Dim("m", min=1, max=4096), Dim("k", min=1, max=4096), Dim("n", min=1, max=4096)
+    order = {"mm": ((m, k), (k, n)), "linear": ((m, k), (n, k))}[name]
+    dynamic = tuple(dict(enumerate(dims)) for dims in order)
+    ep = torch.export.export(Fn(fn), make(5, 40, 37), dynamic_shapes=(dynamic,))
+    compiled = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    text = _vector_ir(tmp_path)
+    assert "vector.create_mask" in text  # the column or k remainder: lanes masked at run time
+    for shape in [(1, 1, 1), (7, 17, 33), (100, 257, 17), (33, 100, 257), (17, 7, 100)]:
+        args = make(*shape)
+        torch.testing.assert_close(compiled(*args), fn(*args), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("k", [512, 20])
+def test_linear_with_a_dynamic_batch(k, tmp_path):
+    """A Linear on `[?, k]`: the dot kernel (k long) or B packed (k short), remainders at run
+    time."""
+    layer = torch.nn.Linear(k, 45)
+    ep = torch.export.export(layer, (torch.randn(5, k),), dynamic_shapes=({0: ANY},))
+    compiled = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    text = _vector_ir(tmp_path)
+    assert ("vector.reduction" in text) == (k == 512)
+    with torch.no_grad():
+        for size in ODD_SIZES:
+            x = torch.randn(size, k)
+            torch.testing.assert_close(compiled(x), layer(x), rtol=1e-4, atol=1e-4)
+
+
+def test_a_dynamic_batch_convolution(tmp_path):
+    conv = torch.nn.Conv2d(5, 7, 3, padding=1, bias=False)
+    for width in (6, 40):  # im2col (rows narrower than the block), and the direct kernel
+        ep = torch.export.export(conv, (torch.randn(2, 5, 9, width),), dynamic_shapes=({0: ANY},))
+        compiled = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+        _vector_ir(tmp_path)
+        with torch.no_grad():
+            for batch in (1, 3):
+                x = torch.randn(batch, 5, 9, width)
+                torch.testing.assert_close(compiled(x), conv(x), rtol=1e-4, atol=1e-4)
