@@ -1,0 +1,64 @@
+"""`cpu-vectorize-contractions` with bf16/f16 inputs: narrow vectors loaded and widened with
+`arith.extf`, the fmas and the accumulator in f32, results as close to float64 as eager's."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.export import Dim
+
+import aten_mlir
+from tests.modules import Fn
+
+NARROW = [torch.bfloat16, torch.float16]
+
+
+def _compile(fn, args, tmp_path, dynamic=None):
+    ep = torch.export.export(Fn(fn), args, dynamic_shapes=dynamic)
+    program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    text = (tmp_path / "05-vectorize.mlir").read_text()
+    # narrow loads widened (vectors, or scalars of A and of a packed B), fmas in f32; no scalar
+    # reduction nest left
+    assert "vector.fma" in text and "vector<16xf32>" in text and "arith.extf" in text
+    assert '"reduction"' not in text and "linalg.matmul" not in text
+    return program, text
+
+
+def _close_as_eager(ours, eager, exact):
+    """Each element no farther from the float64 result than eager's, plus half an ulp of the
+    narrow type at that size (the two sums round in other orders)."""
+    ulp = torch.finfo(eager.dtype).eps * exact.abs().clamp_min(1.0)
+    ours_err = (ours.double() - exact).abs()
+    eager_err = (eager.double() - exact).abs()
+    assert torch.all(ours_err <= eager_err + ulp), (ours_err - eager_err).max()
+
+
+def _linear(x, w):
+    return x @ w.t()
+
+
+@pytest.mark.parametrize("dtype", NARROW, ids=str)
+@pytest.mark.parametrize("fn", [torch.mm, _linear], ids=["mm", "linear"])
+@pytest.mark.parametrize("shape", [(1, 7, 17), (7, 33, 5), (17, 257, 33), (100, 40, 257)], ids=str)
+def test_narrow_products_are_as_close_as_eager(shape, fn, dtype, tmp_path):
+    m, k, n = shape
+    a = torch.randn(m, k, dtype=dtype)
+    b = torch.randn(k, n, dtype=dtype) if fn is torch.mm else torch.randn(n, k, dtype=dtype)
+    program, text = _compile(fn, (a, b), tmp_path)
+    if fn is torch.mm:  # B's lanes loaded narrow: half the bytes of an f32 copy
+        assert ("vector<16xbf16>" if dtype == torch.bfloat16 else "vector<16xf16>") in text
+    ours = program(a, b)
+    assert ours.dtype == dtype
+    _close_as_eager(ours, fn(a, b), fn(a.double(), b.double()))
+
+
+def test_a_dynamic_bf16_linear_gelu_linear(tmp_path):
+    model = torch.nn.Sequential(torch.nn.Linear(40, 72), torch.nn.GELU(), torch.nn.Linear(72, 24))
+    model = model.to(torch.bfloat16)
+    batch = Dim("batch", min=1, max=4096)
+    x = torch.randn(5, 40, dtype=torch.bfloat16)
+    program, _ = _compile(model, (x,), tmp_path, dynamic=(({0: batch},),))
+    with torch.no_grad():
+        for size in (1, 7, 17, 33, 100, 257):
+            x = torch.randn(size, 40, dtype=torch.bfloat16)
+            torch.testing.assert_close(program(x), model(x), rtol=1.6e-2, atol=2e-2)
