@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 _DEFAULT_TRIPLE = re.compile(r"Default target:\s*(\S+)")
+_HOST_CPU = re.compile(r"Host CPU:\s*(\S+)")
 
 
 class NativeBuildError(RuntimeError):
@@ -32,11 +33,23 @@ def tool(package: str, name: str) -> str:
 
 
 @functools.cache
+def _llc_version() -> str:
+    return run([tool("llvm", "llc"), "--version"]).decode(errors="replace")
+
+
 def default_triple() -> str:
     """The host triple LLVM was built for; opt needs it to vectorize for the target."""
-    match = _DEFAULT_TRIPLE.search(run([tool("llvm", "llc"), "--version"]).decode())
+    match = _DEFAULT_TRIPLE.search(_llc_version())
     if not match:
         raise NativeBuildError("cannot read the default target triple from llc --version")
+    return match.group(1)
+
+
+def host_cpu() -> str:
+    """LLVM's name for the host CPU (what `-mcpu=native` means)."""
+    match = _HOST_CPU.search(_llc_version())
+    if not match:
+        raise NativeBuildError("cannot read the host CPU from llc --version")
     return match.group(1)
 
 
