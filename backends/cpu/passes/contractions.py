@@ -13,7 +13,9 @@ dims times constants, becomes one of two kernels, chosen by which operand dim is
 The kernel takes one m, n and k dim; the other dims (batch, heads, a conv's window) are loops
 around it, which is sound because both kernels add into C. Ranges the register block does not
 divide are the same kernel with a smaller static block (and masked lanes), so every shape runs
-the vector code. Other contractions stay for `loops`.
+the vector code; `?` dims read their sizes at run time and end in one-row or masked remainders
+(see `kernels`). bf16/f16 inputs accumulate into f32 (or their own type) through f32 fmas.
+Other contractions stay for `loops`.
 """
 
 from __future__ import annotations

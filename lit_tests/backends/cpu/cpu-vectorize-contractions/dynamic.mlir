@@ -1,0 +1,73 @@
+// RUN: aten-opt %s -p cpu-vectorize-contractions,canonicalize,cse --split-input-file | FileCheck %s
+
+// `?` rows and columns: trip counts from memref.dim, whole 8 x 32 blocks up to the largest
+// multiple, then the columns left as one vector a step masked by what is left of the row, and
+// the rows left one at a time.
+// CHECK-LABEL: func.func @dynamic_rows_and_columns
+// CHECK-DAG: %[[M:.+]] = memref.dim %arg0, %c0 : memref<?x64xf32>
+// CHECK-DAG: %[[N:.+]] = memref.dim %arg1, %c1 : memref<64x?xf32>
+// CHECK-DAG: arith.divui %[[M]], %c8
+// CHECK-DAG: arith.divui %[[N]], %c32
+// CHECK: scf.for %{{.*}} = %c0 to %[[M]] step %c64
+// CHECK: scf.for %{{.*}} = %c0 to %[[N]] step %c128
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: %[[LEFT:.+]] = arith.subi %[[N]], %{{.*}} : index
+// CHECK-NEXT: %[[MASK:.+]] = vector.create_mask %[[LEFT]] : vector<16xi1>
+// CHECK: vector.maskedload %arg1[%{{.*}}], %[[MASK]]
+// CHECK: vector.maskedstore %arg2[%{{.*}}], %[[MASK]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
+// CHECK-NOT: linalg.matmul
+func.func @dynamic_rows_and_columns(%a: memref<?x64xf32>, %b: memref<64x?xf32>, %c: memref<?x?xf32>) {
+  linalg.matmul ins(%a, %b : memref<?x64xf32>, memref<64x?xf32>) outs(%c : memref<?x?xf32>)
+  return
+}
+
+// -----
+
+// `?` k in the dot kernel: whole vectors of k, then the tail masked by what is left (0 lanes
+// when 16 divides k: nothing is read).
+// CHECK-LABEL: func.func @dynamic_k_dot
+// CHECK: %[[K:.+]] = memref.dim %arg0, %c1 : memref<8x?xf32>
+// CHECK: %[[MAIN:.+]] = arith.muli {{.*}}, %c16
+// CHECK: %[[TAIL:.+]] = arith.subi %[[K]], %[[MAIN]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[MAIN]] step %c16
+// CHECK: vector.create_mask %[[TAIL]] : vector<16xi1>
+// CHECK: vector.reduction <add>
+#x = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#y = affine_map<(m, n, k) -> (m, n)>
+func.func @dynamic_k_dot(%x: memref<8x?xf32>, %w: memref<12x?xf32>, %y: memref<8x12xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x?xf32>, memref<12x?xf32>) outs(%y : memref<8x12xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// Attention scores with the sequence `?` in both dims of C: B^T copied to a buffer of the
+// runtime size.
+// CHECK-LABEL: func.func @dynamic_scores
+// CHECK: %[[S:.+]] = memref.dim %arg1, %c1 : memref<2x?x16xf32>
+// CHECK: %[[BT:.+]] = memref.alloc(%[[S]]) : memref<16x?xf32>
+// CHECK: vector.fma
+// CHECK: vector.create_mask
+// CHECK: memref.dealloc %[[BT]]
+#q = affine_map<(b, i, j, d) -> (b, i, d)>
+#k = affine_map<(b, i, j, d) -> (b, j, d)>
+#s = affine_map<(b, i, j, d) -> (b, i, j)>
+func.func @dynamic_scores(%q: memref<2x?x16xf32>, %k: memref<2x?x16xf32>, %s: memref<2x?x?xf32>) {
+  linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%q, %k : memref<2x?x16xf32>, memref<2x?x16xf32>) outs(%s : memref<2x?x?xf32>) {
+  ^bb0(%p: f32, %r: f32, %acc: f32):
+    %0 = arith.mulf %p, %r : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
