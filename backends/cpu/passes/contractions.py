@@ -25,12 +25,13 @@ from typing import ClassVar
 
 from mlir import ir
 
+from aten_mlir.backends.cpu.target import cpu_target
 from aten_mlir.passes.ir import nested_ops
 from aten_mlir.passes.linalg.generalize_products import NAMED_PRODUCTS
-from aten_mlir.passes.registry import ModulePass, register_pass
+from aten_mlir.passes.registry import ModulePass, option, register_pass
 
 from .conv import im2col_emitter
-from .kernels import Contraction, Emitter, Form, lane_stride
+from .kernels import Blocking, Contraction, Emitter, Form, blocking_for, lane_stride
 
 _CONV = "linalg.conv_2d_nchw_fchw"
 # A dynamic extent when choosing a kernel: a batch of rows, a sequence
@@ -238,12 +239,22 @@ class VectorizeContractions(ModulePass):
     inputs) as vector micro-kernels."""
 
     name: ClassVar[str] = "cpu-vectorize-contractions"
+    cpu: str = option("", "-mcpu name whose vector width sets the register block; '': the build's")
 
     def run(self, module_op: ir.Operation) -> None:
         found = [c for c in map(match, nested_ops(module_op)) if c is not None]
+        if not found:
+            return
+        blocks = _blocking(self.cpu)
         with module_op.context:
             for c in found:
                 types = [_memref(v) for v in c.op.operands]
                 with c.op.location, ir.InsertionPoint(c.op):
-                    (im2col_emitter(c.op, types) or Emitter(c, types)).emit()
+                    (im2col_emitter(c.op, types, blocks) or Emitter(c, types, blocks)).emit()
                 c.op.erase()
+
+
+def _blocking(cpu: str) -> Blocking:
+    """The register blocks of `cpu`'s vector width (an -mcpu name; '' the build's CPU): 8 x 2
+    zmm on AVX-512, 6 x 2 ymm on AVX2 rather than 512-bit code split in halves."""
+    return blocking_for(cpu_target(cpu or None).vector_bytes)

@@ -14,7 +14,7 @@ from contextlib import ExitStack
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from .kernels import OUTER_VECTORS, VECTOR_BYTES, Contraction, Emitter, accumulator_type
+from .kernels import AVX512, Blocking, Contraction, Emitter, accumulator_type
 
 CONV = "linalg.conv_2d_nchw_fchw"
 
@@ -32,29 +32,32 @@ def _attr(op: ir.Operation, name: str) -> list[int]:
     return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])]
 
 
-def im2col_emitter(op: ir.Operation, types: list[ir.MemRefType]) -> Emitter | None:
+def im2col_emitter(
+    op: ir.Operation, types: list[ir.MemRefType], blocking: Blocking = AVX512
+) -> Emitter | None:
     """The emitter of conv `op` as the outer kernel on an im2col copy; None when the conv is
     better left to the direct kernel (output rows of at least a vector) or cannot be viewed so
     (a filter or output not in identity layout)."""
     if op.name != CONV:
         return None
     image, weight, out = types
-    lanes = VECTOR_BYTES // (4 if isinstance(accumulator_type(out.element_type), ir.F32Type) else 8)
+    wide = not isinstance(accumulator_type(out.element_type), ir.F32Type)
+    lanes = blocking.vector_bytes // (8 if wide else 4)
     n, f, oh, ow = out.shape
     channels, kh, kw = weight.shape[1:]
     if any(ir.ShapedType.is_dynamic_size(s) for s in (f, oh, ow, channels, kh, kw)):
         return None  # only the batch may be dynamic: the copy's shape is static
-    if ow >= OUTER_VECTORS * lanes or not (_identity(weight) and _identity(out)):
+    if ow >= blocking.outer_vectors * lanes or not (_identity(weight) and _identity(out)):
         return None
     n = None if ir.ShapedType.is_dynamic_size(n) else n
-    return Im2colEmitter(op, types, (n, f, oh * ow, channels * kh * kw))
+    return Im2colEmitter(op, types, (n, f, oh * ow, channels * kh * kw), blocking)
 
 
 class Im2colEmitter(Emitter):
     """The `packed` outer kernel whose pack step is im2col of one batch element; its dims are 0
     batch, 1 filter (m), 2 output pixel (n), 3 (channel, kh, kw) (k)."""
 
-    def __init__(self, op: ir.Operation, types: list[ir.MemRefType], extents):
+    def __init__(self, op: ir.Operation, types: list[ir.MemRefType], extents, blocking: Blocking):
         image, weight, out = op.operands
         n, f, p, k = extents
         element = types[0].element_type
@@ -72,7 +75,7 @@ class Im2colEmitter(Emitter):
         contraction = Contraction(
             op, flat_weight, image, flat_out, index, extents, "packed", (0,), 1, 2, 3, sizes
         )
-        super().__init__(contraction, types)
+        super().__init__(contraction, types, blocking)
         self.image = image
         self.window = types[1].shape[1:]
         self.out_rows = types[2].shape[2:]

@@ -11,19 +11,39 @@ loaded narrow and widened with `arith.extf`: the fmas and C run in f32.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
-# Bytes in one vector register (AVX-512); lanes = VECTOR_BYTES / accumulator element size.
-VECTOR_BYTES = 64
-# Outer-product register block: rows x vectors of columns (8 x 2 x 16 f32 = 16 accumulators).
-OUTER_ROWS, OUTER_VECTORS = 8, 2
-# Cache blocks of the outer-product kernel: C rows, C columns, k (multiples of the block).
-BLOCK_M, BLOCK_N, BLOCK_K = 64, 128, 256
-# Dot kernel: a DOT x DOT block of C; B rows per cache block.
-DOT, DOT_BLOCK_N = 4, 64
+
+@dataclass(frozen=True)
+class Blocking:
+    """Register and cache blocks for one vector width. Each cache block is a multiple of its
+    register block, so a tile never straddles two cache blocks."""
+
+    vector_bytes: int  # one vector register; lanes = vector_bytes / accumulator element size
+    outer_rows: int  # outer-product register block: rows x vectors of columns
+    outer_vectors: int
+    dot_rows: int  # dot kernel: a rows x cols block of C, one vector of partial sums each
+    dot_cols: int
+    block_m: int = 48  # outer kernel's cache blocks: C rows, C columns, k
+    block_n: int = 128
+    block_k: int = 256
+    dot_block_n: int = 64  # dot kernel: B rows per cache block
+
+
+# AVX-512, 32 zmm: 8 x 2 x 16 f32 = 16 accumulators, 2 of B, 1 broadcast of A
+AVX512 = Blocking(64, 8, 2, 4, 4, block_m=64)
+# AVX2 (and narrower), 16 ymm: 6 x 2 accumulators + 2 of B + 1 broadcast; dot 2 x 4 + 2 + 4
+AVX2 = Blocking(32, 6, 2, 2, 4, block_m=48)
+
+
+def blocking_for(vector_bytes: int) -> Blocking:
+    return AVX512 if vector_bytes >= 64 else dataclasses.replace(AVX2, vector_bytes=vector_bytes)
+
+
 # A dynamic range's remainder: one row a step, or one vector of lanes a step, masked.
 ONE_ROW, MASKED = 1, 0
 
@@ -68,10 +88,11 @@ def accumulator_type(element: ir.Type) -> ir.Type:
 class Emitter:
     """Builds the loop nest of one contraction at the current insertion point."""
 
-    def __init__(self, c: Contraction, types):
+    def __init__(self, c: Contraction, types, blocking: Blocking = AVX512):
         self.c = c
+        self.blocks = blocking
         self.element = accumulator_type(types[2].element_type)
-        self.lanes = VECTOR_BYTES // (4 if isinstance(self.element, ir.F32Type) else 8)
+        self.lanes = blocking.vector_bytes // (4 if isinstance(self.element, ir.F32Type) else 8)
         self.vector = ir.VectorType.get([self.lanes], self.element)
         self.mask_type = ir.VectorType.get([self.lanes], ir.IntegerType.get_signless(1))
         self._consts: dict[int, ir.Value] = {}
@@ -241,13 +262,13 @@ class Emitter:
     # -- outer-product kernel ---------------------------------------------------------------
     def _outer(self, ivs):
         c = self.c
-        m_parts = self._parts(c.m, OUTER_ROWS, ONE_ROW)
-        n_parts = self._parts(c.n, OUTER_VECTORS * self.lanes, MASKED)
-        m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(BLOCK_M))
+        m_parts = self._parts(c.m, self.blocks.outer_rows, ONE_ROW)
+        n_parts = self._parts(c.n, self.blocks.outer_vectors * self.lanes, MASKED)
+        m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(self.blocks.block_m))
         with ir.InsertionPoint(m0.body):
-            n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(BLOCK_N))
+            n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(self.blocks.block_n))
             with ir.InsertionPoint(n0.body):
-                k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(BLOCK_K))
+                k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(self.blocks.block_k))
                 with ir.InsertionPoint(k0.body):
                     blocks = (m0.induction_variable, n0.induction_variable, k0.induction_variable)
                     for m_part in m_parts:
@@ -263,9 +284,9 @@ class Emitter:
         rows, cols = m_part[2], n_part[2]
         if cols == MASKED:
             n_part = (n_part[0], n_part[1], self.lanes)
-        m_loop = self._range_loop(*m_part, bm, BLOCK_M)
+        m_loop = self._range_loop(*m_part, bm, self.blocks.block_m)
         with ir.InsertionPoint(m_loop.body):
-            n_loop = self._range_loop(*n_part, bn, BLOCK_N)
+            n_loop = self._range_loop(*n_part, bn, self.blocks.block_n)
             with ir.InsertionPoint(n_loop.body):
                 if cols == MASKED:  # what is left of the row, past the last whole block
                     widths = [arith.subi(self._v(n_part[1]), n_loop.induction_variable)]
@@ -277,7 +298,9 @@ class Emitter:
                     for i in range(rows)
                     for j, w in enumerate(widths)
                 ]
-                k_stop = arith.minsi(arith.addi(bk, self.index(BLOCK_K)), self.extent(c.k))
+                k_stop = arith.minsi(
+                    arith.addi(bk, self.index(self.blocks.block_k)), self.extent(c.k)
+                )
                 k_loop = scf.ForOp(bk, k_stop, self.index(1), accs)
                 with ir.InsertionPoint(k_loop.body):
                     at_k = {**at, c.k: k_loop.induction_variable}
@@ -306,10 +329,10 @@ class Emitter:
     # -- dot kernel ---------------------------------------------------------------------------
     def _dot(self, ivs):
         c = self.c
-        n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(DOT_BLOCK_N))
+        n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(self.blocks.dot_block_n))
         with ir.InsertionPoint(n0.body):
-            for m_part in self._parts(c.m, DOT, ONE_ROW):
-                for n_part in self._parts(c.n, DOT, ONE_ROW):
+            for m_part in self._parts(c.m, self.blocks.dot_rows, ONE_ROW):
+                for n_part in self._parts(c.n, self.blocks.dot_cols, ONE_ROW):
                     self._dot_tile(ivs, n0.induction_variable, m_part, n_part)
             scf.YieldOp([])
 
@@ -329,7 +352,7 @@ class Emitter:
         k_main, k_tail = self._k_split()
         m_loop = self._range_loop(*m_part)
         with ir.InsertionPoint(m_loop.body):
-            n_loop = self._range_loop(*n_part, bn, DOT_BLOCK_N)
+            n_loop = self._range_loop(*n_part, bn, self.blocks.dot_block_n)
             with ir.InsertionPoint(n_loop.body):
                 at = {**ivs, c.m: m_loop.induction_variable, c.n: n_loop.induction_variable}
                 accs = [self.zeros] * (rows * cols)

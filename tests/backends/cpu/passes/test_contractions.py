@@ -151,3 +151,25 @@ def test_narrow_convolutions_run_the_outer_kernel_on_an_im2col_copy(
     # are narrower than the register block's two vectors (f64 has half the lanes)
     narrow = conv(x, w).shape[-1] < 2 * (16 if dtype == torch.float32 else 8)
     assert ("memref.collapse_shape" in ir_text) == narrow
+
+
+@pytest.mark.parametrize("shape", SHAPES + [(50, 33, 70)], ids=str)
+def test_the_avx2_register_blocks_equal_eager(shape, tmp_path, monkeypatch):
+    """The 256-bit blocks (6 x 2 outer, 2 x 4 dot; cache blocks multiples of them), run here on
+    whatever the host has: every remainder against eager."""
+    from aten_mlir.backends.cpu.passes import contractions, kernels
+
+    monkeypatch.setattr(contractions, "_blocking", lambda cpu: kernels.AVX2)
+    m, k, n = shape
+    a, b, w = torch.randn(m, k), torch.randn(k, n), torch.randn(n, k)
+
+    def fn(a, b, w):
+        return a @ b, a @ w.t()
+
+    # not cached: a library built with the default blocks would be found by the same input
+    ep = torch.export.export(Fn(fn), (a, b, w))
+    program = aten_mlir.compile(ep, dump_dir=tmp_path, cache=False)
+    ir_text = (tmp_path / "05-vectorize.mlir").read_text()
+    ours = program(a, b, w)
+    torch.testing.assert_close(ours, (a @ b, a @ w.t()), rtol=1e-4, atol=1e-4)
+    assert "vector<8xf32>" in ir_text and "vector<16xf32>" not in ir_text
