@@ -14,6 +14,9 @@ CSE, when the sizes are the SSA values they resolve to) rewrites each such expan
 - of a `collapse_shape`: the source's dims and the result's sizes are matched again as products
   of SSA sizes (`%m = arith.muli %b, %c3` matches `%b, 3`), so `[?x?x?] -> [?x3x?x?]` becomes
   the expand `[[0, 1], [2], [3]]`, or nothing at all when the view is the identity;
+- of a fresh result (computed into a `tensor.empty`, inserted nowhere): left alone, as
+  `aten-expands-as-casts` makes the bufferized expand a `reinterpret_cast` of that contiguous
+  buffer (a linear layer's rows unfolded into a dynamic batch and sequence);
 - otherwise, a gather: a `linalg.generic` over the result reading the source at the row-major
   index (a copy, always correct).
 `multi_dynamic` and `output_sizes` are read by the memref passes (`aten-check-expand-groups`,
@@ -240,6 +243,36 @@ def _gather(op: ir.Operation) -> ir.Value:
         return generic.results[0]
 
 
+def _fresh(v: ir.Value) -> bool:
+    """`v` is computed into a `tensor.empty` (through destination-passing inits) that nothing
+    inserts into another tensor: its buffer is a fresh identity-layout allocation, which
+    `aten-expands-as-casts` expands as a `reinterpret_cast` (the gather is a full copy, and
+    fused into a product it makes the operand a computed load the kernels cannot take)."""
+    for _ in range(64):  # a chain of inits; bounded
+        owner = v.owner
+        if isinstance(owner, ir.Block) or _inserted(v):
+            return False
+        owner = owner.operation
+        if owner.name == "tensor.empty":
+            return True
+        n_res = len(owner.results)
+        if not (owner.name.startswith("linalg.") and n_res and len(owner.operands) >= n_res):
+            return False
+        init = owner.operands[len(owner.operands) - n_res + ir.OpResult(v).result_number]
+        if init.type != v.type:
+            return False
+        v = init
+    return False
+
+
+def _inserted(v: ir.Value) -> bool:
+    """Some use of `v` inserts it into another tensor (eliminate-empty-tensors would make its
+    buffer a subview of that tensor's)."""
+    return any(
+        getattr(u.owner, "operation", u.owner).name in ("tensor.insert_slice",) for u in v.uses
+    )
+
+
 @register_pass
 @dataclass(frozen=True)
 class SplitDynamicExpands(ModulePass):
@@ -255,6 +288,8 @@ class SplitDynamicExpands(ModulePass):
             if op.name == "tensor.expand_shape" and multi_dynamic(op)
         ]
         for op in found:
+            if _fresh(op.operands[0]):
+                continue  # a view of a fresh buffer: `aten-expands-as-casts` casts it, no copy
             value = _regroup(op) or _gather(op)
             collapse = op.operands[0].owner
             op.results[0].replace_all_uses_with(value)

@@ -48,3 +48,34 @@ func.func @gather(%x: tensor<?xf32>, %a: index, %b: index) -> tensor<?x?xf32> {
   %e = tensor.expand_shape %x [[0, 1]] output_shape [%a, %b] : tensor<?xf32> into tensor<?x?xf32>
   return %e : tensor<?x?xf32>
 }
+
+// -----
+
+// The rows of a linear layer's fresh result (computed into a tensor.empty) unfolded into
+// batch and sequence: left as the expand, which `aten-expands-as-casts` makes a cast of the
+// same buffer (a gather would copy it, and fused into the next product make that operand a
+// computed load).
+// CHECK-LABEL: func.func @fresh_rows
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2]] output_shape [%arg2, %arg3, 8]
+func.func @fresh_rows(%x: tensor<?x8xf32>, %n: index, %b: index, %s: index) -> tensor<?x?x8xf32> {
+  %e0 = tensor.empty(%n) : tensor<?x8xf32>
+  %y = linalg.copy ins(%x : tensor<?x8xf32>) outs(%e0 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %e = tensor.expand_shape %y [[0, 1], [2]] output_shape [%b, %s, 8] : tensor<?x8xf32> into tensor<?x?x8xf32>
+  return %e : tensor<?x?x8xf32>
+}
+
+// -----
+
+// A fresh result that is also inserted into another tensor (eliminate-empty-tensors may make
+// its buffer a subview of that one, not a contiguous allocation): the gather.
+// CHECK-LABEL: func.func @inserted_rows
+// CHECK: linalg.generic
+// CHECK-NOT: tensor.expand_shape
+func.func @inserted_rows(%x: tensor<?x8xf32>, %d: tensor<?x16xf32>, %n: index, %b: index, %s: index) -> (tensor<?x?x8xf32>, tensor<?x16xf32>) {
+  %e0 = tensor.empty(%n) : tensor<?x8xf32>
+  %y = linalg.copy ins(%x : tensor<?x8xf32>) outs(%e0 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %i = tensor.insert_slice %y into %d[0, 0] [%n, 8] [1, 1] : tensor<?x8xf32> into tensor<?x16xf32>
+  %e = tensor.expand_shape %y [[0, 1], [2]] output_shape [%b, %s, 8] : tensor<?x8xf32> into tensor<?x?x8xf32>
+  return %e, %i : tensor<?x?x8xf32>, tensor<?x16xf32>
+}
