@@ -286,6 +286,15 @@ def _build(
     return handle
 
 
+def assembly(llvm_ir: bytes, cpu: CpuTarget, opt_level: int = 3) -> str:
+    """The assembly a build for `cpu` makes of `llvm_ir` (the same opt and llc flags; code for
+    a CPU this host lacks can be read, not run)."""
+    target = [f"-mtriple={_default_triple()}", *cpu.llvm_flags()]
+    optimized = _run([_tool("llvm", "opt"), *opt_flags(opt_level, []), *target, "-o", "-"], llvm_ir)
+    llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-relocation-model=pic", *target, "-o", "-"]
+    return _run(llc, optimized).decode(errors="replace")
+
+
 def _codegen(bitcode: bytes, llc: list[str], work: Path) -> list[Path]:
     """`llc` on the optimized module, into objects in `work`. With several cores the module is
     split by function (`llvm-split --round-robin`, an even share of the kernels each) and the
