@@ -12,10 +12,11 @@ decode, ResNet-50 224). The default is `all`. Limits are measured first, in the 
 f32 FMA peak of one core (an MLIR vector.fma loop built by backends/cpu), the bf16 matmul rate
 (oneDNN/AMX) and a copy bandwidth; each row gives its rate as a fraction of its limit.
 
-Each workload runs in processes of its own (`bench/run_one.py`): the first with empty caches
-(cold compile times; aten-mlir checked against eager, max relative error and MISMATCH flagged;
-a compiler that fails is reported in the row), then one per other thread count (warm caches),
-and with `--cached` one more timing compiles from the caches. Timing: eager, Inductor and
+Each workload runs in a process of its own (`bench/run_one.py`) with empty caches: cold
+compile times, aten-mlir checked against eager (max relative error; MISMATCH flagged), a
+compiler that fails reported in its row; then timings at each thread count in turn (Inductor
+compiled again for each, as it bakes the thread count into its kernels). With `--cached` one
+more process times compiling from the warm caches. Timing: eager, Inductor and
 aten-mlir take turns sample by sample, median; rounds adapt to `--budget` seconds per workload
 (`--reps N`: exactly N samples). Time of a run on this 2-core host (shared, loaded): RUNTIME.
 """
@@ -68,15 +69,14 @@ def run_suite(names, threads, extra, cached: bool, limits: dict) -> list[dict]:
     for name in names:
         with tempfile.TemporaryDirectory() as tmp:
             caches = Path(tmp)
-            for k, t in enumerate(threads):
-                got = _run(name, t, "full", caches, extra)
-                if k == 0 and cached:
-                    warm = _run(name, t, "compile", caches, extra)
-                    if warm and "compile_s" in warm[0] and "compile_s" in got[0]:
-                        got[0]["cached_compile_s"] = warm[0]["compile_s"]
-                for row in got:
-                    rows.append(row)
-                    print(report.line(row, limits), flush=True)
+            got = _run(name, ",".join(threads), "full", caches, extra)
+            if cached:
+                warm = _run(name, threads[0], "compile", caches, extra)
+                if warm and "compile_s" in warm[0] and "compile_s" in got[0]:
+                    got[0]["cached_compile_s"] = warm[0]["compile_s"]
+            for row in got:
+                rows.append(row)
+                print(report.line(row, limits), flush=True)
     return rows
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 
+_VECTOR = ("avx", "amx", "fma", "f16c")
 _FLAGS = ("avx2", "fma", "f16c", "avx512f", "avx512_bf16", "avx512_fp16", "amx_bf16", "amx_fp16")
 
 
@@ -38,7 +39,11 @@ def host_line() -> str:
     try:
         from aten_mlir.backends.cpu.target import cpu_target
 
-        return f"host: {cpu_target().describe()}; {cores}"
+        target = cpu_target()
+        # the vector and matrix features the kernels can use (not cx16, sahf...)
+        features = " ".join(sorted(f for f in target.features if f.startswith(_VECTOR)))
+        flags = " ".join(target.llvm_flags())
+        return f"host: {target.describe()}; llc/opt {flags}; features {features}; {cores}"
     except ImportError:
         pass
     except Exception as error:  # noqa: BLE001 - fall back to what LLVM and the kernel say

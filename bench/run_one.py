@@ -19,6 +19,7 @@ import gc
 import json
 import os
 import time
+from typing import NamedTuple
 
 import torch
 
@@ -99,7 +100,15 @@ def _time(row, runners, inputs, args) -> None:
     )
 
 
-def run_static(work, model, inputs, args) -> list[dict]:
+class Case(NamedTuple):
+    """One row to time: its fields so far, the runners by name, the inputs."""
+
+    row: dict
+    runners: dict
+    inputs: tuple
+
+
+def prepare_static(work, model, inputs, args) -> list[Case]:
     row = {"errors": {}}
     with torch.no_grad():
         expected = model(*inputs)
@@ -108,29 +117,29 @@ def run_static(work, model, inputs, args) -> list[dict]:
     ind, ind_s, row["errors"]["inductor"] = _compile_inductor(model, inputs, dynamic=False)
     row["compile_s"] = {"aten_mlir": ours_s, "inductor": ind_s}
     row["from_cache"] = bool(getattr(ours, "from_cache", False))
-    if args.mode == "compile":
-        return [row]
     runners = {"eager": model}
     if ind is not None:
         runners["inductor"] = ind
-    if ours is not None and _check(row, "aten_mlir", ours, inputs, expected, dtype):
-        runners["aten_mlir"] = ours
-    row.update(_work(work, model, inputs, expected))
-    _time(row, runners, inputs, args)
-    return [row]
+    if args.mode == "full":
+        if ours is not None and _check(row, "aten_mlir", ours, inputs, expected, dtype):
+            runners["aten_mlir"] = ours
+        row.update(_work(work, model, inputs, expected))
+    return [Case(row, runners, inputs)]
 
 
-def run_dynamic(work, model, inputs, args) -> list[dict]:
-    """One dynamic compile of each, timed at every size next to a static aten-mlir compile."""
+def prepare_dynamic(work, model, inputs, args) -> list[Case]:
+    """One dynamic compile of each, checked at every size, next to a static aten-mlir compile
+    per size; Inductor is called once at each size here, so its recompiles (it specializes
+    size 1) land outside the timings."""
     first = {"errors": {}}
     shapes = work.dynamic.shapes()
     ours, ours_s, first["errors"]["aten_mlir"] = _compile_ours(model, inputs, args, shapes)
     ind, ind_s, first["errors"]["inductor"] = _compile_inductor(model, inputs, dynamic=True)
     first["compile_s"] = {"aten_mlir": ours_s, "inductor": ind_s}
-    rows = []
+    cases = []
     for label, sized in work.dynamic.sizes():
         sized = _to(sized, args.device)
-        row = first if not rows else {"errors": dict(first["errors"])}
+        row = first if not cases else {"errors": dict(first["errors"])}
         row["size"] = label
         with torch.no_grad():
             expected = model(*sized)
@@ -138,45 +147,89 @@ def run_dynamic(work, model, inputs, args) -> list[dict]:
         static, static_s, row["errors"]["aten_mlir_static"] = _compile_ours(model, sized, args)
         row.setdefault("compile_s", {})["aten_mlir_static"] = static_s
         runners = {"eager": model}
-        if ind is not None:
+        if ind is not None and _warm(row, ind, sized):
             runners["inductor"] = ind
         if ours is not None and _check(row, "aten_mlir", ours, sized, expected, dtype):
             runners["aten_mlir"] = ours
         if static is not None and _check(row, "aten_mlir_static", static, sized, expected, dtype):
             runners["aten_mlir_static"] = static
         row.update(_work(work, model, sized, expected))
-        _time(row, runners, sized, args)
-        rows.append(row)
-        del static, runners
-    return rows
+        cases.append(Case(row, runners, sized))
+    return cases
+
+
+def _warm(row, compiled, inputs) -> bool:
+    """Calls Inductor's `compiled` once (a recompile for a new size lands here)."""
+    _, seconds, error = _timed(lambda: compiled(*inputs))
+    if error:
+        row["errors"]["inductor"] = "call: " + error
+        return False
+    row.setdefault("inductor_first_call_s", {})[str(tuple(inputs[0].shape))] = seconds
+    return True
+
+
+def _recompile_inductor(work, model, cases: list[Case]) -> None:
+    """Inductor bakes the thread count into its kernels: compile again after a change."""
+    torch._dynamo.reset()
+    first = cases[0]
+    dynamic = work.dynamic is not None
+    ind, seconds, error = _compile_inductor(model, first.inputs, dynamic=dynamic)
+    for case in cases:
+        case.runners.pop("inductor", None)
+        case.row.pop("inductor_first_call_s", None)
+        if error:
+            case.row["errors"]["inductor"] = error
+        elif not dynamic or _warm(case.row, ind, case.inputs):
+            case.runners["inductor"] = ind
+    first.row["inductor_recompile_s"] = seconds
 
 
 def _to(inputs, device: str):
     return tuple(t.to(device) if isinstance(t, torch.Tensor) else t for t in inputs)
 
 
+def _set_threads(threads: str) -> None:
+    torch.set_num_threads(os.cpu_count() if threads == "all" else int(threads))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("name")
-    parser.add_argument("threads")
+    parser.add_argument("threads", help="comma-separated thread counts, timed in this order")
     parser.add_argument("mode", choices=("full", "compile"))
     parser.add_argument("--reps", type=int, default=None)
     parser.add_argument("--budget", type=float, default=3.0)
     parser.add_argument("--target", default="cpu")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args(argv)
-    torch.set_num_threads(os.cpu_count() if args.threads == "all" else int(args.threads))
+    threads = args.threads.split(",")
+    _set_threads(threads[0])
     from .workloads import WORKLOADS
 
     work = WORKLOADS[args.name]
     model, inputs = work.build()
     model, inputs = model.to(args.device), _to(inputs, args.device)
-    run = run_dynamic if work.dynamic is not None else run_static
-    for row in run(work, model, inputs, args):
-        row["errors"] = {k: v for k, v in row["errors"].items() if v}
-        row.update(workload=args.name, group=work.group, threads=args.threads, kind=work.kind)
-        print(json.dumps(row), flush=True)
+    prepare = prepare_dynamic if work.dynamic is not None else prepare_static
+    cases = prepare(work, model, inputs, args)
+    for k, count in enumerate(threads if args.mode == "full" else threads[:1]):
+        if k:
+            _set_threads(count)
+            _recompile_inductor(work, model, cases)
+        for case in cases:
+            row = dict(case.row) if k == 0 else _later(case.row)
+            if args.mode == "full":
+                _time(row, case.runners, case.inputs, args)
+            row["errors"] = {n: e for n, e in row["errors"].items() if e}
+            row.update(workload=args.name, group=work.group, threads=count, kind=work.kind)
+            print(json.dumps(row), flush=True)
     return 0
+
+
+def _later(row: dict) -> dict:
+    """A row at a later thread count: the same checks, no (cold) compile times."""
+    later = {k: v for k, v in row.items() if k not in ("compile_s", "from_cache")}
+    later["errors"] = dict(row["errors"])
+    return later
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ The runners take turns, sample by sample, so a change in machine load (other pro
 shared host) shifts all of them alike; the reported time is the median sample. A sample repeats a
 call until it lasts `MIN_SAMPLE_S`; the number of rounds adapts to a time budget per workload
 (`budget_s` over all runners), between `min_rounds` and `MAX_ROUNDS`, unless `reps` fixes it.
+A call slower than 50 ms is not repeated to warm up: the runners were all called before (compile,
+check against eager), and its calibration call is the first sample.
 """
 
 from __future__ import annotations
@@ -28,26 +30,29 @@ def time_alternately(
     sync: Callable[[], None] = lambda: None,
 ) -> dict[str, float]:
     """Median seconds per call of each runner."""
-    calls, slowest = {}, 0.0
+    calls, slowest, samples = {}, 0.0, {name: [] for name in runners}
     with torch.no_grad():
         for name, run in runners.items():
             start = time.perf_counter()
-            run(*inputs)  # warm up (a slow call warms up once)
+            run(*inputs)  # every runner was called once before (compile, check): no cold call
             sync()
             once = time.perf_counter() - start
-            if once < 0.05:
+            if once < 0.05:  # cheap: warm up again, measure once more
                 run(*inputs)
                 sync()
                 start = time.perf_counter()
                 run(*inputs)
                 sync()
                 once = time.perf_counter() - start
+            else:  # a slow call is itself the first sample
+                samples[name].append(once)
             calls[name] = max(1, int(MIN_SAMPLE_S / max(once, 1e-9))) if reps is None else 1
             slowest += once * calls[name]
         rounds = reps or max(min_rounds, min(MAX_ROUNDS, int(budget_s / max(slowest, 1e-9))))
-        samples = {name: [] for name in runners}
         for _ in range(rounds):
             for name, run in runners.items():
+                if len(samples[name]) >= rounds:
+                    continue
                 start = time.perf_counter()
                 for _ in range(calls[name]):
                     run(*inputs)
