@@ -73,6 +73,8 @@ def _resolved_dim(v: ir.Value, d: int) -> ir.Value | int:
             shape = ir.RankedTensorType(v.type)
             k = sum(shape.is_dynamic_dim(i) for i in range(d))
             return owner.operands[k]
+        if owner.name == "tensor.extract_slice":
+            return _slice_size(owner, d)
         n_res = len(owner.results)
         if owner.name.startswith("linalg.") and n_res and len(owner.operands) >= n_res:
             number = ir.OpResult(v).result_number
@@ -82,6 +84,16 @@ def _resolved_dim(v: ir.Value, d: int) -> ir.Value | int:
                 continue
         return _Dim(v, d)
     return _Dim(v, d)
+
+
+def _slice_size(op: ir.Operation, d: int) -> ir.Value:
+    """The size operand of a `tensor.extract_slice`'s dynamic result dim `d` (a q/k/v slice of a
+    fused projection: its sizes are the batch and sequence values the views use). A rank-reduced
+    slice drops static unit dims only, so the k-th dynamic result dim is the k-th dynamic size."""
+    shape = ir.RankedTensorType(op.results[0].type)
+    k = sum(shape.is_dynamic_dim(i) for i in range(d))
+    offsets = ir.DenseI64ArrayAttr(op.attributes["static_offsets"])
+    return op.operands[1 + sum(o == _DYN for o in offsets) + k]
 
 
 @dataclass(frozen=True)

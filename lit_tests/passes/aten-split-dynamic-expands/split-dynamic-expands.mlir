@@ -79,3 +79,22 @@ func.func @inserted_rows(%x: tensor<?x8xf32>, %d: tensor<?x16xf32>, %n: index, %
   %e = tensor.expand_shape %y [[0, 1], [2]] output_shape [%b, %s, 8] : tensor<?x8xf32> into tensor<?x?x8xf32>
   return %e, %i : tensor<?x?x8xf32>, tensor<?x16xf32>
 }
+
+// -----
+
+// Attention heads of a fused q/k/v projection: the slice [s, b, 768] viewed as [s, b * 12, 64]
+// (torch's MultiheadAttention); the slice's sizes are its size operands, so the view regroups
+// ([s], [b, 768] -> [b * 12, 64]) instead of gathering.
+// CHECK-LABEL: func.func @heads
+// CHECK-NOT: linalg.generic
+// CHECK: %[[S:.+]] = tensor.extract_slice
+// CHECK: %[[C:.+]] = tensor.collapse_shape %[[S]] {{\[}}[0], [1, 2]]
+// CHECK: tensor.expand_shape %[[C]] {{\[}}[0], [1, 2]] output_shape [%arg1, %{{.+}}, 64]
+func.func @heads(%qkv: tensor<3x?x?x768xf32>, %s: index, %b: index) -> tensor<?x?x64xf32> {
+  %c12 = arith.constant 12 : index
+  %bh = arith.muli %b, %c12 : index
+  %q = tensor.extract_slice %qkv[0, 0, 0, 0] [1, %s, %b, 768] [1, 1, 1, 1] : tensor<3x?x?x768xf32> to tensor<?x?x768xf32>
+  %flat = tensor.collapse_shape %q [[0, 1, 2]] : tensor<?x?x768xf32> into tensor<?xf32>
+  %e = tensor.expand_shape %flat [[0, 1, 2]] output_shape [%s, %bh, 64] : tensor<?xf32> into tensor<?x?x64xf32>
+  return %e : tensor<?x?x64xf32>
+}
