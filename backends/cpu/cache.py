@@ -122,11 +122,18 @@ class Entry:
         return meta
 
     def write_sidecar(
-        self, so_sha256: str, functions: list[str], opt_level: int, cpu, *, amx: bool = False
+        self,
+        so_sha256: str,
+        functions: list[str],
+        opt_level: int,
+        cpu,
+        *,
+        target: str = "",
+        amx: bool = False,
     ):
         """Publishes the sidecar last: its presence (with a matching hash) marks a whole entry.
-        `cpu`: the `CpuTarget` built for; `amx`: the code has tile instructions (the loader
-        asks the OS for the tile state first)."""
+        `cpu`: the `CpuTarget` built for, `target` its `target_key`; `amx`: the code has tile
+        instructions (the loader asks the OS for the tile state first)."""
         meta = {
             "key": self.key,
             "so_sha256": so_sha256,
@@ -134,6 +141,7 @@ class Entry:
             "opt_level": opt_level,
             "cpu": cpu.name,
             "features": sorted(cpu.features),
+            "target": target,
             "amx": amx,
             "compiler": compiler_version(),
         }

@@ -218,10 +218,14 @@ def load_cached_library(key: str, cache_dir: str | Path | None = None) -> Native
 
 
 def _load(entry: Entry):
-    """((CDLL, function names), None) for a valid entry, else (None, why)."""
+    """((CDLL, function names), None) for a valid entry built for the current target, else
+    (None, why). The target check guards callers that key on their own input (the program
+    cache): an entry another kind of host wrote in a shared directory may not run here."""
     meta = entry.read_sidecar()
     if meta is None:
         return None, f"{entry.sidecar} missing, unreadable or not matching {entry.so}"
+    if meta.get("target") != target_key():
+        return None, f"{entry.so} was built for another CPU ({meta.get('cpu')})"
     try:
         handle = _open(entry.so, meta["functions"], entry.directory, amx=meta.get("amx") is True)
         return (handle, meta["functions"]), None
@@ -282,7 +286,7 @@ def _build(
             _link(objects, so, entry.directory)
             digest = file_sha256(so)
             handle = _open(so, functions, entry.directory, amx=amx)
-    entry.write_sidecar(digest, functions, opt_level, cpu, amx=amx)
+    entry.write_sidecar(digest, functions, opt_level, cpu, target=target_key(), amx=amx)
     return handle
 
 

@@ -118,3 +118,16 @@ def test_amx_library_loads_only_with_permission(tmp_path, monkeypatch):
         native._open(lib.path, ["add"], tmp_path, amx=True)
     monkeypatch.setattr(native, "request_amx", lambda: True)
     assert native.load_cached_library(lib.key, tmp_path).functions == ("add",)
+
+
+def test_library_of_another_target_is_a_miss(tmp_path, monkeypatch):
+    """`load_cached_library(key)` (the program cache's way in, keyed on the program alone)
+    returns None for an entry built for another CPU: code for a host with AVX-512 must not
+    run on one without."""
+    text = lower(binary("add", "tensor<8xf32>"))
+    lib = compile_llvm_module(text, cache_dir=tmp_path)
+    assert native.load_cached_library(lib.key, tmp_path) is not None
+    monkeypatch.setattr(native, "CPU", "x86-64")
+    assert native.load_cached_library(lib.key, tmp_path) is None
+    other = compile_llvm_module(text, cache_dir=tmp_path)
+    assert other.key != lib.key and not other.from_cache
