@@ -30,6 +30,7 @@ from aten_mlir.passes.ir import nested_ops
 from aten_mlir.passes.linalg.generalize_products import NAMED_PRODUCTS
 from aten_mlir.passes.registry import ModulePass, option, register_pass
 
+from .amx import amx_emitter
 from .conv import im2col_emitter
 from .kernels import Blocking, Contraction, Emitter, Form, blocking_for, lane_stride
 
@@ -250,7 +251,8 @@ class VectorizeContractions(ModulePass):
             for c in found:
                 types = [_memref(v) for v in c.op.operands]
                 with c.op.location, ir.InsertionPoint(c.op):
-                    (im2col_emitter(c.op, types, blocks) or Emitter(c, types, blocks)).emit()
+                    emitter = im2col_emitter(c.op, types, blocks) or amx_emitter(c, types, self.cpu)
+                    (emitter or Emitter(c, types, blocks)).emit()
                 c.op.erase()
 
 

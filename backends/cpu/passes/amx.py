@@ -1,0 +1,253 @@
+"""bf16 products on AMX tiles: the kernel `cpu-vectorize-contractions` emits for a matched
+`Contraction` with bf16 A and B and an f32 C when the target has AMX-BF16.
+
+`tdpbf16ps` (`amx.tile_mulf`) adds a 16x32 bf16 "row" tile times a 16x32 bf16 tile in VNNI
+layout (pairs of k interleaved: `[k/2][j][2]`) into a 16x16 f32 tile. Either input of the
+product may be the row operand; we take the bigger one that has k contiguous (a Linear's weight
+`[n, k]`, read in place when its sizes are whole tiles), so only the other one is copied:
+- the row operand: loaded in place, or copied to a zero-padded `[Rp, Kp]` buffer;
+- the VNNI operand: copied to a zero-padded `[Kp/2, 2 Vp]` buffer, pairs of k side by side;
+- the product: 2 x 2 f32 tiles (4 of the 8 tile registers, 2 row and 2 VNNI tiles beside
+  them) across the k tiles, stored to a padded `[Rp, Vp]` buffer and added into C (which holds
+  the accumulator's initial value: the kernels add into C), transposed when the rows are n.
+Zero padding to whole 32 x 32 blocks makes every remainder, static or `?`, exact without
+masks. The loops around the kernel (batch, heads) are `Emitter`'s.
+
+Linux grants the tile state per process (`target.request_amx`); `CpuTarget.amx_bf16` asks for
+it, and the native loader opens a library with tile instructions only once it is granted.
+`ATEN_MLIR_AMX=0` turns the kernel off (the FMA kernels run), for tests and A/B timing.
+"""
+
+from __future__ import annotations
+
+import os
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf
+
+from aten_mlir.backends.cpu.target import cpu_target
+
+from .amx_pack import DEPTH, ROWS, TileOperands
+from .kernels import Contraction
+
+# the result is computed 2 x 2 tiles at a time
+BLOCK = 2 * ROWS
+# columns of the result per pass over the rows: their VNNI tiles (K x 256 bf16, 512 KiB at
+# K = 1024) stay in L2 while every block of rows goes by
+PANEL = 256
+# below this many multiply-adds the copies and the padding cost more than the FMA kernels
+_MIN_MACS = 32 * 32 * 64
+_GUESS = 64  # a dynamic extent, when judging the size
+
+
+def enabled() -> bool:
+    return os.environ.get("ATEN_MLIR_AMX", "1") != "0"
+
+
+def amx_emitter(c: Contraction, types, cpu: str = "") -> AmxEmitter | None:
+    """The AMX kernel of `c`, or None: the target lacks AMX-BF16, A and B are not bf16 with an
+    f32 C, or the product is too small to pay for its copies."""
+    if not enabled() or c.op.name == "linalg.conv_2d_nchw_fchw":
+        return None
+    a, b, out = (ir.MemRefType(v.type).element_type for v in (c.a, c.b, c.c))
+    if not (isinstance(a, ir.BF16Type) and isinstance(b, ir.BF16Type)):
+        return None
+    if not isinstance(out, ir.F32Type):
+        return None
+    m, n, k = (_GUESS if c.extents[d] is None else c.extents[d] for d in (c.m, c.n, c.k))
+    if min(m, n) < ROWS or k < DEPTH // 2 or m * n * k < _MIN_MACS:
+        return None
+    if not cpu_target(cpu or None).amx_bf16:
+        return None
+    return AmxEmitter(c, types)
+
+
+def _k_last(forms, k: int, free: int) -> bool:
+    """`[.., free, k]`: the operand's rows run along `free`, each contiguous along k."""
+    return len(forms) >= 2 and forms[-1] == ((k, 1),) and forms[-2] == ((free, 1),)
+
+
+def _segments(*sizes: int) -> ir.Attribute:
+    # the ops' optional stride operand (and, for the store, a mask) left out
+    return ir.DenseI32ArrayAttr.get(list(sizes))
+
+
+def _unit_stride(v: ir.Value) -> bool:
+    strides, _ = ir.MemRefType(v.type).get_strides_and_offset()
+    return strides[-1] == 1
+
+
+class AmxEmitter(TileOperands):
+    """Builds the tile loop nest of one bf16 contraction at the current insertion point."""
+
+    def __init__(self, c: Contraction, types):
+        super().__init__(c)
+        # (operand 0 A / 1 B, its free dim, the memref) for the row and VNNI roles
+        self.row, self.vnni = self._roles()
+        self.rows_in_place = self._rows_in_place()
+        self.c_in_place = self._c_in_place()
+
+    def _roles(self):
+        """The row operand: the bigger input contiguous along k (read in place when it can
+        be), else A."""
+        c = self.c
+        a, b = (0, c.m, c.a), (1, c.n, c.b)
+        fits = [x for x in (a, b) if _k_last(c.index[x[0]], c.k, x[1]) and _unit_stride(x[2])]
+        if not fits:
+            return a, b
+        row = max(fits, key=lambda x: _GUESS if c.extents[x[1]] is None else c.extents[x[1]])
+        return row, (b if row is a else a)
+
+    def _whole(self, d: int, block: int) -> bool:
+        e = self.c.extents[d]
+        return e is not None and e % block == 0
+
+    def _rows_in_place(self) -> bool:
+        """The row operand is `[.., r, k]` with whole blocks of rows and k: tiles load from it."""
+        which, free, base = self.row
+        k_last = _k_last(self.c.index[which], self.c.k, free) and _unit_stride(base)
+        return k_last and self._whole(free, BLOCK) and self._whole(self.c.k, DEPTH)
+
+    def _c_in_place(self) -> bool:
+        """C is `[.., m, n]` with whole blocks, and the rows are m: result tiles load and
+        store in C itself."""
+        c = self.c
+        return (
+            self.row[0] == 0
+            and _k_last(c.index[2], c.n, c.m)
+            and _unit_stride(c.c)
+            and self._whole(c.m, BLOCK)
+            and self._whole(c.n, BLOCK)
+        )
+
+    # -- the nest ------------------------------------------------------------------------------
+    def emit(self) -> None:
+        row_dim, vnni_dim = self.row[1], self.vnni[1]
+        self.vnni_buffer = self.tiles_buffer(vnni_dim, BLOCK)
+        self.rows_buffer = None if self.rows_in_place else self.tiles_buffer(row_dim, BLOCK)
+        self.out = None
+        if not self.c_in_place:
+            shape = [self.padded(row_dim, BLOCK), self.padded(vnni_dim, BLOCK)]
+            static = [s if isinstance(s, int) else ir.ShapedType.get_dynamic_size() for s in shape]
+            dynamic = [s for s in shape if not isinstance(s, int)]
+            self.out = memref.alloc(ir.MemRefType.get(static, self.f32), dynamic, [])
+        self._outer_loops(list(self.c.outer), {})
+        for buffer in (self.vnni_buffer, self.rows_buffer, self.out):
+            if buffer is not None:
+                memref.dealloc(buffer)
+
+    def _outer_loops(self, dims, ivs):
+        """The loops around the kernel (batch, heads, outer reductions: the kernel adds)."""
+        if dims:
+            loop = scf.ForOp(self.index(0), self.extent(dims[0]), self.index(1))
+            with ir.InsertionPoint(loop.body):
+                self._outer_loops(dims[1:], {**ivs, dims[0]: loop.induction_variable})
+                scf.YieldOp([])
+            return
+        self.pack_vnni(ivs, self.vnni[0], self.vnni[1], self.vnni_buffer, BLOCK)
+        if self.rows_buffer is not None:
+            self.pack_rows(ivs, self.row[0], self.row[1], self.rows_buffer, BLOCK)
+        self._tiles(ivs)
+        if self.out is not None:
+            self._add_into_c(ivs)
+
+    # -- tiles -----------------------------------------------------------------------------
+    def _tile_type(self, element) -> ir.Type:
+        cols = ROWS if element == self.f32 else DEPTH
+        return ir.Type.parse(f"!amx.tile<{ROWS}x{cols}x{element}>")
+
+    def _load(self, base, indices, element) -> ir.Value:
+        return ir.Operation.create(
+            "amx.tile_load",
+            results=[self._tile_type(element)],
+            operands=[base, *indices],
+            attributes={"operandSegmentSizes": _segments(1, len(indices), 0)},
+        ).result
+
+    def _store(self, base, indices, tile) -> None:
+        ir.Operation.create(
+            "amx.tile_store",
+            operands=[base, *indices, tile],
+            attributes={"operandSegmentSizes": _segments(1, len(indices), 1, 0)},
+        )
+
+    def _row_tile(self, ivs, r, k) -> ir.Value:
+        """The row operand's 16 x 32 tile at (r, k)."""
+        if self.rows_buffer is None:
+            which, free, base = self.row
+            return self._load(base, self.at(which, {**ivs, free: r, self.c.k: k}), self.bf16)
+        at = [arith.divui(r, self.index(ROWS)), arith.divui(k, self.index(DEPTH))]
+        return self._load(self.rows_buffer, [*at, self.index(0), self.index(0)], self.bf16)
+
+    def _vnni_tile(self, v, k) -> ir.Value:
+        at = [arith.divui(v, self.index(ROWS)), arith.divui(k, self.index(DEPTH))]
+        return self._load(self.vnni_buffer, [*at, self.index(0), self.index(0)], self.bf16)
+
+    def _result_at(self, ivs, r, v) -> tuple[ir.Value, list[ir.Value]]:
+        if self.out is None:
+            return self.c.c, self.at(2, {**ivs, self.c.m: r, self.c.n: v})
+        return self.out, [r, v]
+
+    def _tiles(self, ivs) -> None:
+        """result = rows x vnni: panels of PANEL columns, blocks of 2 x 2 tiles across k."""
+        vp = self.padded(self.vnni[1], BLOCK)
+        panel = self.loop(0, vp, PANEL)
+        with ir.InsertionPoint(panel.body):
+            p0 = panel.induction_variable
+            stop = arith.minsi(arith.addi(p0, self.index(PANEL)), self._v(vp))
+            r_loop = self.loop(0, self.padded(self.row[1], BLOCK), BLOCK)
+            with ir.InsertionPoint(r_loop.body):
+                v_loop = scf.ForOp(p0, stop, self.index(BLOCK))
+                with ir.InsertionPoint(v_loop.body):
+                    self._block(ivs, r_loop.induction_variable, v_loop.induction_variable)
+                    scf.YieldOp([])
+                scf.YieldOp([])
+            scf.YieldOp([])
+
+    def _block(self, ivs, r0, v0) -> None:
+        acc_type = self._tile_type(self.f32)
+        corners = [
+            (arith.addi(r0, self.index(i * ROWS)), arith.addi(v0, self.index(j * ROWS)))
+            for i in range(2)
+            for j in range(2)
+        ]
+        if self.out is None:  # C's initial value: the kernels add into C
+            accs = [self._load(*self._result_at(ivs, r, v), self.f32) for r, v in corners]
+        else:
+            accs = [
+                ir.Operation.create("amx.tile_zero", results=[acc_type]).result for _ in corners
+            ]
+        k_loop = scf.ForOp(
+            self.index(0), self._v(self.padded(self.c.k, DEPTH)), self.index(DEPTH), accs
+        )
+        with ir.InsertionPoint(k_loop.body):
+            k = k_loop.induction_variable
+            rows = [self._row_tile(ivs, corners[2 * i][0], k) for i in range(2)]
+            cols = [self._vnni_tile(corners[j][1], k) for j in range(2)]
+            out = []
+            for i in range(2):
+                for j in range(2):
+                    acc = k_loop.inner_iter_args[2 * i + j]
+                    out.append(
+                        ir.Operation.create(
+                            "amx.tile_mulf", results=[acc_type], operands=[rows[i], cols[j], acc]
+                        ).result
+                    )
+            scf.YieldOp(out)
+        for (r, v), tile in zip(corners, k_loop.results):
+            self._store(*self._result_at(ivs, r, v), tile)
+
+    def _add_into_c(self, ivs) -> None:
+        """C[m, n] += out[r, v] over the valid extents (out is C, or C transposed)."""
+        c = self.c
+        r_dim, v_dim = self.row[1], self.vnni[1]
+        r_loop = self.loop(0, self.extent(r_dim))
+        with ir.InsertionPoint(r_loop.body):
+            v_loop = self.loop(0, self.extent(v_dim))
+            with ir.InsertionPoint(v_loop.body):
+                r, v = r_loop.induction_variable, v_loop.induction_variable
+                indices = self.at(2, {**ivs, r_dim: r, v_dim: v})
+                total = arith.addf(memref.load(c.c, indices), memref.load(self.out, [r, v]))
+                memref.store(total, c.c, indices)
+                scf.YieldOp([])
+            scf.YieldOp([])

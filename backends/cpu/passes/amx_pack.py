@@ -1,0 +1,192 @@
+"""The copies the AMX kernel (`amx`) makes of its operands: tiles laid out one after another.
+
+A tile load reads 16 rows of 64 bytes; rows a row-major matrix's width apart fall in the same
+few L1 sets (a 1024-wide bf16 operand: 2 KiB apart), so both copies are blocked, each tile's
+1 KiB contiguous:
+- row operand `R[r, k]` -> `rows[r / 16][k / 32][r % 16][k % 32]`;
+- VNNI operand `V[k, j]` -> `vnni[j / 16][k / 32][k % 32 / 2][2 (j % 16) + k % 2]` (pairs of
+  k side by side, what `tdpbf16ps` takes as its second input).
+Both are zero past the operand's extents, so padded tiles add nothing. A VNNI operand
+contiguous along j with whole pairs and 16-column panels is copied 16 columns at a time
+(`vector.interleave` of two rows of k); everything else element by element.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, linalg, memref, scf, vector
+
+from .kernels import Contraction
+
+# one tile: 16 rows of 64 bytes (32 bf16, or 16 f32)
+ROWS, DEPTH = 16, 32
+
+
+class TileOperands:
+    """Index arithmetic on one contraction and the copies of its operands into tiles."""
+
+    def __init__(self, c: Contraction):
+        self.c = c
+        self._consts: dict[int, ir.Value] = {}
+        self._extents: dict[int, ir.Value] = {}
+        anchor = arith.constant(ir.IndexType.get(), 0)
+        # constants and memref.dims go before the first op emitted, so they dominate every loop
+        self._top = ir.InsertionPoint(anchor.owner)
+        self.bf16 = ir.BF16Type.get()
+        self.f32 = ir.F32Type.get()
+
+    def index(self, value: int) -> ir.Value:
+        if value not in self._consts:
+            self._consts[value] = arith.constant(ir.IndexType.get(), value, ip=self._top)
+        return self._consts[value]
+
+    def _v(self, x: int | ir.Value) -> ir.Value:
+        return self.index(x) if isinstance(x, int) else x
+
+    def extent(self, d: int) -> ir.Value:
+        """The trip count of dim `d`: a constant, or its memref's size read once at the top."""
+        static = self.c.extents[d]
+        if static is not None:
+            return self.index(static)
+        if d not in self._extents:
+            base, axis = self.c.sizes[d]
+            self._extents[d] = memref.dim(base, self.index(axis), ip=self._top)
+        return self._extents[d]
+
+    def count(self, d: int, to: int) -> int | ir.Value:
+        """How many blocks of `to` cover dim `d`."""
+        static = self.c.extents[d]
+        if static is not None:
+            return -(-static // to)
+        up = arith.addi(self.extent(d), self.index(to - 1), ip=self._top)
+        return arith.divui(up, self.index(to), ip=self._top)
+
+    def padded(self, d: int, to: int) -> int | ir.Value:
+        """The extent of dim `d` rounded up to a multiple of `to`."""
+        blocks = self.count(d, to)
+        if isinstance(blocks, int):
+            return blocks * to
+        return arith.muli(blocks, self.index(to), ip=self._top)
+
+    def at(self, which: int, ivs: dict) -> list[ir.Value]:
+        """The memref indices of operand `which` (0 A, 1 B, 2 C) at loop dims `ivs`."""
+        out = []
+        for form in self.c.index[which]:
+            total = None
+            for d, coefficient in form:
+                v = ivs[d]
+                if coefficient != 1:
+                    v = arith.muli(v, self.index(coefficient))
+                total = v if total is None else arith.addi(total, v)
+            out.append(total)
+        return out
+
+    def operand(self, which: int) -> ir.Value:
+        return self.c.a if which == 0 else self.c.b
+
+    def loop(self, lo, hi, step=1):
+        return scf.ForOp(self._v(lo), self._v(hi), self.index(step))
+
+    def tiles_buffer(self, free: int, to: int) -> ir.Value:
+        """[free / 16][k / 32][16][32] bf16, for the operand whose other dim is `free` (padded
+        to a multiple of `to`)."""
+        blocks = self.count(free, to)
+        if isinstance(blocks, int):
+            blocks *= to // ROWS
+        else:
+            blocks = arith.muli(blocks, self.index(to // ROWS), ip=self._top)
+        shape = [blocks, self.count(self.c.k, DEPTH), ROWS, DEPTH]
+        static = [s if isinstance(s, int) else ir.ShapedType.get_dynamic_size() for s in shape]
+        dynamic = [s for s in shape if not isinstance(s, int)]
+        return memref.alloc(ir.MemRefType.get(static, self.bf16), dynamic, [])
+
+    def _pads(self, free: int, to: int) -> bool:
+        """The copy has zeros past the operand: `free` or k not whole blocks, or dynamic."""
+        for d, block in ((free, to), (self.c.k, DEPTH)):
+            e = self.c.extents[d]
+            if e is None or e % block:
+                return True
+        return False
+
+    def _fill_zero(self, buffer) -> None:
+        linalg.fill(arith.constant(self.bf16, 0.0), outs=[buffer])
+
+    def _split(self, x: ir.Value, by: int) -> tuple[ir.Value, ir.Value]:
+        return arith.divui(x, self.index(by)), arith.remui(x, self.index(by))
+
+    def pack_rows(self, ivs, which: int, free: int, buffer, to: int) -> None:
+        """rows[r / 16][k / 32][r % 16][k % 32] = operand `which` at (r, k)."""
+        if self._pads(free, to):
+            self._fill_zero(buffer)
+        r_loop = self.loop(0, self.extent(free))
+        with ir.InsertionPoint(r_loop.body):
+            k_loop = self.loop(0, self.extent(self.c.k))
+            with ir.InsertionPoint(k_loop.body):
+                r, k = r_loop.induction_variable, k_loop.induction_variable
+                value = memref.load(
+                    self.operand(which), self.at(which, {**ivs, free: r, self.c.k: k})
+                )
+                (r_tile, r_in), (k_tile, k_in) = self._split(r, ROWS), self._split(k, DEPTH)
+                memref.store(value, buffer, [r_tile, k_tile, r_in, k_in])
+                scf.YieldOp([])
+            scf.YieldOp([])
+
+    def pack_vnni(self, ivs, which: int, free: int, buffer, to: int) -> None:
+        """vnni[j / 16][k / 32][k % 32 / 2][2 (j % 16) + k % 2] = operand `which` at (k, j)."""
+        if self._pads(free, to):
+            self._fill_zero(buffer)
+        if self._vnni_by_rows(which, free):
+            return self._pack_vnni_rows(ivs, which, free, buffer)
+        j_loop = self.loop(0, self.extent(free))
+        with ir.InsertionPoint(j_loop.body):
+            k_loop = self.loop(0, self.extent(self.c.k))
+            with ir.InsertionPoint(k_loop.body):
+                j, k = j_loop.induction_variable, k_loop.induction_variable
+                value = memref.load(
+                    self.operand(which), self.at(which, {**ivs, free: j, self.c.k: k})
+                )
+                memref.store(value, buffer, self._vnni_at(j, k))
+                scf.YieldOp([])
+            scf.YieldOp([])
+
+    def _vnni_at(self, j: ir.Value, k: ir.Value) -> list[ir.Value]:
+        two = self.index(2)
+        j_tile, j_in = self._split(j, ROWS)
+        k_tile, k_in = self._split(k, DEPTH)
+        pair, half = self._split(k_in, 2)
+        return [j_tile, k_tile, pair, arith.addi(arith.muli(j_in, two), half)]
+
+    def _vnni_by_rows(self, which: int, free: int) -> bool:
+        """The operand is `[.., k, j]`, contiguous along j, with whole pairs of k and whole
+        16-column panels: two rows of 16 interleave into one row of a VNNI tile."""
+        forms = self.c.index[which]
+        k, n = self.c.extents[self.c.k], self.c.extents[free]
+        if k is None or n is None or k % 2 or n % ROWS:
+            return False
+        strides, _ = ir.MemRefType(self.operand(which).type).get_strides_and_offset()
+        return (
+            len(forms) >= 2
+            and forms[-1] == ((free, 1),)
+            and forms[-2] == ((self.c.k, 1),)
+            and strides[-1] == 1
+        )
+
+    def _pack_vnni_rows(self, ivs, which: int, free: int, buffer) -> None:
+        base = self.operand(which)
+        half = ir.VectorType.get([ROWS], self.bf16)
+        p_loop = self.loop(0, self.c.extents[self.c.k] // 2)
+        with ir.InsertionPoint(p_loop.body):
+            p = p_loop.induction_variable
+            k0 = arith.muli(p, self.index(2))
+            k1 = arith.addi(k0, self.index(1))
+            j_loop = self.loop(0, self.c.extents[free], ROWS)
+            with ir.InsertionPoint(j_loop.body):
+                j = j_loop.induction_variable
+                lo = vector.load(half, base, self.at(which, {**ivs, free: j, self.c.k: k0}))
+                hi = vector.load(half, base, self.at(which, {**ivs, free: j, self.c.k: k1}))
+                pairs = vector.interleave(lo, hi)
+                k_tile, k_in = self._split(k0, DEPTH)
+                at = [arith.divui(j, self.index(ROWS)), k_tile, arith.divui(k_in, self.index(2))]
+                vector.store(pairs, buffer, [*at, self.index(0)])
+                scf.YieldOp([])
+            scf.YieldOp([])
