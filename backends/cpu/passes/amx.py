@@ -36,7 +36,7 @@ BLOCK = 2 * ROWS
 # K = 1024) stay in L2 while every block of rows goes by
 PANEL = 256
 # below this many multiply-adds the copies and the padding cost more than the FMA kernels
-_MIN_MACS = 32 * 32 * 64
+_MIN_MACS = 32 * 32 * 32
 _GUESS = 64  # a dynamic extent, when judging the size
 
 

@@ -1,0 +1,126 @@
+"""`cpu-vectorize-contractions` on AMX: bf16 products with an f32 accumulator as tile kernels
+(`backends/cpu/passes/amx.py`), results as close to float64 as eager's (which runs AMX through
+oneDNN), the FMA kernels on CPUs without AMX or with `ATEN_MLIR_AMX=0`.
+
+Tests that run tile code are skipped unless the host has AMX-BF16 and the OS granted the tile
+state (`cpu_target("native").amx_bf16` asks for it): without the grant the first tile
+instruction is SIGILL, which kills the process.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from mlir import ir
+from torch.export import Dim
+
+import aten_mlir
+from aten_mlir.backends.cpu.target import cpu_target
+from aten_mlir.dialects import make_context
+from aten_mlir.passes import run_pipeline
+from tests.modules import Fn
+
+requires_amx = pytest.mark.skipif(
+    not cpu_target("native").amx_bf16, reason="host without AMX-BF16 (or not granted)"
+)
+
+MM = """
+func.func @mm(%a: memref<{m}x{k}xbf16>, %b: memref<{k}x{n}xbf16>, %c: memref<{m}x{n}xf32>) {{
+  linalg.matmul ins(%a, %b : memref<{m}x{k}xbf16>, memref<{k}x{n}xbf16>)
+    outs(%c : memref<{m}x{n}xf32>)
+  return
+}}
+"""
+
+
+def _vectorized(text: str, cpu: str) -> str:
+    with make_context():
+        module = ir.Module.parse(text)
+        run_pipeline(module, f"cpu-vectorize-contractions{{cpu={cpu}}}")
+        return str(module)
+
+
+def _compile(fn, args, tmp_path, dynamic=None):
+    ep = torch.export.export(Fn(fn), args, dynamic_shapes=dynamic)
+    program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    return program, (tmp_path / "05-vectorize.mlir").read_text()
+
+
+def _close_as_eager(ours, eager, exact):
+    """Each element no farther from the float64 result than eager's, plus half an ulp of bf16
+    at that size (the two sums round in other orders)."""
+    ulp = torch.finfo(eager.dtype).eps * exact.abs().clamp_min(1.0)
+    ours_err = (ours.double() - exact).abs()
+    eager_err = (eager.double() - exact).abs()
+    assert torch.all(ours_err <= eager_err + ulp), (ours_err - eager_err).max()
+
+
+def _linear(x, w):
+    return x @ w.t()
+
+
+def test_amx_ops_only_on_an_amx_cpu():
+    """The kernel follows the pass's CPU, not the host: tiles on Sapphire Rapids, fmas on
+    Skylake-AVX512."""
+    text = MM.format(m=64, k=64, n=64)
+    amx = _vectorized(text, "sapphirerapids")
+    assert "amx.tile_mulf" in amx and "amx.tile_load" in amx and "vector.fma" not in amx
+    fma = _vectorized(text, "skylake-avx512")
+    assert "amx." not in fma and "vector.fma" in fma
+
+
+def test_amx_can_be_turned_off(monkeypatch):
+    monkeypatch.setenv("ATEN_MLIR_AMX", "0")
+    text = _vectorized(MM.format(m=64, k=64, n=64), "sapphirerapids")
+    assert "amx." not in text and "vector.fma" in text
+
+
+def test_small_products_stay_on_fmas():
+    """One row (a decode step) would be padded to 32: the FMA kernels run it."""
+    text = _vectorized(MM.format(m=1, k=1024, n=1024), "sapphirerapids")
+    assert "amx." not in text
+
+
+@requires_amx
+@pytest.mark.parametrize("fn", [torch.mm, _linear], ids=["mm", "linear"])
+@pytest.mark.parametrize(
+    "shape",
+    [(17, 33, 100), (33, 100, 17), (100, 1024, 33), (1024, 17, 100), (64, 256, 96), (15, 64, 64)],
+    ids=str,
+)
+def test_bf16_products_on_amx_as_close_as_eager(shape, fn, tmp_path):
+    m, k, n = shape
+    a = torch.randn(m, k, dtype=torch.bfloat16)
+    b = torch.randn(k, n, dtype=torch.bfloat16)
+    if fn is _linear:
+        b = b.t().contiguous()
+    program, text = _compile(fn, (a, b), tmp_path)
+    assert ("amx.tile_mulf" in text) == (min(m, n) >= 16), text
+    _close_as_eager(program(a, b), fn(a, b), fn(a.double(), b.double()))
+
+
+@requires_amx
+def test_batched_bf16_products_on_amx(tmp_path):
+    a = torch.randn(3, 33, 40, dtype=torch.bfloat16)
+    b = torch.randn(3, 40, 65, dtype=torch.bfloat16)
+    program, text = _compile(torch.bmm, (a, b), tmp_path)
+    assert "amx.tile_mulf" in text
+    _close_as_eager(program(a, b), torch.bmm(a, b), torch.bmm(a.double(), b.double()))
+
+
+@requires_amx
+def test_a_dynamic_bf16_mlp_on_amx(tmp_path):
+    """One compile, `?` rows at 3 sizes: the padded copies and the add into C bounded by the
+    runtime extents."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Linear(96, 160), torch.nn.GELU(), torch.nn.Linear(160, 48)
+    ).to(torch.bfloat16)
+    batch = Dim("batch", min=1, max=4096)
+    x = torch.randn(40, 96, dtype=torch.bfloat16)
+    program, text = _compile(model, (x,), tmp_path, dynamic=(({0: batch},),))
+    assert "amx.tile_mulf" in text
+    with torch.no_grad():
+        for size in (1, 17, 100):
+            x = torch.randn(size, 96, dtype=torch.bfloat16)
+            torch.testing.assert_close(program(x), model(x), rtol=1.6e-2, atol=2e-2)
