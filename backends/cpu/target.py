@@ -22,6 +22,7 @@ import functools
 import platform
 import re
 import subprocess
+import sys
 from dataclasses import dataclass
 
 from .tools import NativeBuildError, default_triple, host_cpu, tool
@@ -135,9 +136,7 @@ class CpuTarget:
 def cpu_target(cpu: str | None = None) -> CpuTarget:
     """The target `cpu` names (an -mcpu name; None: `native.CPU`, "native": the host)."""
     if cpu is None:
-        from . import native  # native imports this module
-
-        cpu = native.CPU
+        cpu = build_cpu()
     return _host() if cpu == "native" else _named(cpu)
 
 
@@ -148,15 +147,20 @@ def target_key(cpu: str | None = None) -> str:
     the vendor, family and model the CPU reports and every feature flag. Hosts of one kind
     sharing a cache directory share entries, hosts of different kinds do not."""
     if cpu is None:
-        from . import native
-
-        cpu = native.CPU
+        cpu = build_cpu()
     if cpu != "native":
         return f"cpu={cpu}"
     fields = _cpuinfo()
     model = "/".join(fields.get(k, "") for k in ("vendor_id", "cpu family", "model"))
     flags = sorted({_RENAMES.get(f, f) for f in fields.get("flags", "").split()})
     return f"host={platform.machine()}/{model}+{','.join(flags)}"
+
+
+def build_cpu() -> str:
+    """`native.CPU`, the -mcpu the build uses (settable: tests build for generic CPUs); read
+    through sys.modules, as native imports this module: "native" until native is loaded."""
+    native = sys.modules.get(f"{__package__}.native")
+    return getattr(native, "CPU", "native")
 
 
 @functools.cache
