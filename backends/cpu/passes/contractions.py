@@ -32,7 +32,9 @@ from aten_mlir.passes.registry import ModulePass, option, register_pass
 
 from .amx import amx_emitter
 from .conv import im2col_emitter
-from .kernels import Blocking, Contraction, Emitter, Form, blocking_for, lane_stride
+from .dot_kernel import DotKernel
+from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride
+from .outer_kernel import OuterKernel
 
 _CONV = "linalg.conv_2d_nchw_fchw"
 # A dynamic extent when choosing a kernel: a batch of rows, a sequence
@@ -252,7 +254,8 @@ class VectorizeContractions(ModulePass):
                 types = [_memref(v) for v in c.op.operands]
                 with c.op.location, ir.InsertionPoint(c.op):
                     emitter = im2col_emitter(c.op, types, blocks) or amx_emitter(c, types, self.cpu)
-                    (emitter or Emitter(c, types, blocks)).emit()
+                    kernel = DotKernel if c.kernel == "dot" else OuterKernel
+                    (emitter or kernel(c, types, blocks)).emit()
                 c.op.erase()
 
 

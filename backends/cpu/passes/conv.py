@@ -14,7 +14,8 @@ from contextlib import ExitStack
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from .kernels import AVX512, Blocking, Contraction, Emitter, accumulator_type
+from .kernels import AVX512, Blocking, Contraction, KernelEmitter, accumulator_type
+from .outer_kernel import OuterKernel
 
 CONV = "linalg.conv_2d_nchw_fchw"
 
@@ -34,7 +35,7 @@ def _attr(op: ir.Operation, name: str) -> list[int]:
 
 def im2col_emitter(
     op: ir.Operation, types: list[ir.MemRefType], blocking: Blocking = AVX512
-) -> Emitter | None:
+) -> KernelEmitter | None:
     """The emitter of conv `op` as the outer kernel on an im2col copy; None when the conv is
     better left to the direct kernel (output rows of at least a vector) or cannot be viewed so
     (a filter or output not in identity layout)."""
@@ -53,7 +54,7 @@ def im2col_emitter(
     return Im2colEmitter(op, types, (n, f, oh * ow, channels * kh * kw), blocking)
 
 
-class Im2colEmitter(Emitter):
+class Im2colEmitter(OuterKernel):
     """The `packed` outer kernel whose pack step is im2col of one batch element; its dims are 0
     batch, 1 filter (m), 2 output pixel (n), 3 (channel, kh, kw) (k)."""
 

@@ -31,11 +31,12 @@ class Blocking:
     block_m: int = 48  # outer kernel's cache blocks: C rows, C columns, k
     block_n: int = 128
     block_k: int = 256
+    panel_m: int = 240  # C rows per block when B is copied as panels (the A block in L2)
     dot_block_n: int = 64  # dot kernel: B rows per cache block
 
 
 # AVX-512, 32 zmm: 8 x 2 x 16 f32 = 16 accumulators, 2 of B, 1 broadcast of A
-AVX512 = Blocking(64, 8, 2, 4, 4, block_m=64)
+AVX512 = Blocking(64, 8, 2, 4, 4, block_m=64, panel_m=256)
 # AVX2 (and narrower), 16 ymm: 6 x 2 accumulators + 2 of B + 1 broadcast; dot 2 x 4 + 2 + 4
 AVX2 = Blocking(32, 6, 2, 2, 4, block_m=48)
 
@@ -46,15 +47,6 @@ def blocking_for(vector_bytes: int) -> Blocking:
 
 # A dynamic range's remainder: one row a step, or one vector of lanes a step, masked.
 ONE_ROW, MASKED = 1, 0
-
-
-def _reassoc() -> ir.Attribute:
-    # an unflagged reduction is a chain of 16 dependent adds; the tree is what eager does too
-    return ir.Attribute.parse("#arith.fastmath<reassoc>")
-
-
-def _add_kind() -> ir.Attribute:
-    return ir.Attribute.parse("#vector.kind<add>")
 
 
 # A memref index as a sum of loop dims times constants: ((dim, coefficient), ...).
@@ -85,8 +77,10 @@ def accumulator_type(element: ir.Type) -> ir.Type:
     return element if isinstance(element, (ir.F32Type, ir.F64Type)) else ir.F32Type.get()
 
 
-class Emitter:
-    """Builds the loop nest of one contraction at the current insertion point."""
+class KernelEmitter:
+    """What every micro-kernel builds with: constants, trip counts, ranges, indices, loads and
+    stores (widened from narrow types), and the loops around the kernel. A kernel subclass
+    defines `_kernel(ivs)`."""
 
     def __init__(self, c: Contraction, types, blocking: Blocking = AVX512):
         self.c = c
@@ -167,7 +161,7 @@ class Emitter:
         if not dims:
             if packed is not None:
                 self._pack(ivs, packed)
-            (self._dot if self.c.kernel == "dot" else self._outer)(ivs)
+            self._kernel(ivs)
             return
         d = dims[0]
         loop = scf.ForOp(self.index(0), self.extent(d), self.index(1))
@@ -258,136 +252,6 @@ class Emitter:
         start = arith.maxsi(block_lo, self._v(lo))
         stop = arith.minsi(arith.addi(block_lo, self.index(block)), self._v(hi))
         return scf.ForOp(start, stop, self.index(step))
-
-    # -- outer-product kernel ---------------------------------------------------------------
-    def _outer(self, ivs):
-        c = self.c
-        m_parts = self._parts(c.m, self.blocks.outer_rows, ONE_ROW)
-        n_parts = self._parts(c.n, self.blocks.outer_vectors * self.lanes, MASKED)
-        m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(self.blocks.block_m))
-        with ir.InsertionPoint(m0.body):
-            n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(self.blocks.block_n))
-            with ir.InsertionPoint(n0.body):
-                k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(self.blocks.block_k))
-                with ir.InsertionPoint(k0.body):
-                    blocks = (m0.induction_variable, n0.induction_variable, k0.induction_variable)
-                    for m_part in m_parts:
-                        for n_part in n_parts:
-                            self._outer_tile(ivs, blocks, m_part, n_part)
-                    scf.YieldOp([])
-                scf.YieldOp([])
-            scf.YieldOp([])
-
-    def _outer_tile(self, ivs, blocks, m_part, n_part):
-        c = self.c
-        bm, bn, bk = blocks
-        rows, cols = m_part[2], n_part[2]
-        if cols == MASKED:
-            n_part = (n_part[0], n_part[1], self.lanes)
-        m_loop = self._range_loop(*m_part, bm, self.blocks.block_m)
-        with ir.InsertionPoint(m_loop.body):
-            n_loop = self._range_loop(*n_part, bn, self.blocks.block_n)
-            with ir.InsertionPoint(n_loop.body):
-                if cols == MASKED:  # what is left of the row, past the last whole block
-                    widths = [arith.subi(self._v(n_part[1]), n_loop.induction_variable)]
-                else:
-                    widths = [min(self.lanes, cols - j) for j in range(0, cols, self.lanes)]
-                at = {**ivs, c.m: m_loop.induction_variable, c.n: n_loop.induction_variable}
-                accs = [
-                    self._load_lanes(c.c, self._at(2, at, {c.m: i, c.n: j * self.lanes}), w)
-                    for i in range(rows)
-                    for j, w in enumerate(widths)
-                ]
-                k_stop = arith.minsi(
-                    arith.addi(bk, self.index(self.blocks.block_k)), self.extent(c.k)
-                )
-                k_loop = scf.ForOp(bk, k_stop, self.index(1), accs)
-                with ir.InsertionPoint(k_loop.body):
-                    at_k = {**at, c.k: k_loop.induction_variable}
-                    stride = lane_stride(self.b_index, c.n)
-                    bs = [
-                        self._load_lanes(
-                            self.b, self._at(1, at_k, {c.n: j * self.lanes}), w, stride
-                        )
-                        for j, w in enumerate(widths)
-                    ]
-                    out = []
-                    for i in range(rows):
-                        a = self._load_scalar(c.a, self._at(0, at_k, {c.m: i}))
-                        a = vector.broadcast(self.vector, a)
-                        for j in range(len(widths)):
-                            acc = k_loop.inner_iter_args[i * len(widths) + j]
-                            out.append(vector.fma(a, bs[j], acc))
-                    scf.YieldOp(out)
-                for i in range(rows):
-                    for j, w in enumerate(widths):
-                        indices = self._at(2, at, {c.m: i, c.n: j * self.lanes})
-                        self._store_lanes(k_loop.results[i * len(widths) + j], c.c, indices, w)
-                scf.YieldOp([])
-            scf.YieldOp([])
-
-    # -- dot kernel ---------------------------------------------------------------------------
-    def _dot(self, ivs):
-        c = self.c
-        n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(self.blocks.dot_block_n))
-        with ir.InsertionPoint(n0.body):
-            for m_part in self._parts(c.m, self.blocks.dot_rows, ONE_ROW):
-                for n_part in self._parts(c.n, self.blocks.dot_cols, ONE_ROW):
-                    self._dot_tile(ivs, n0.induction_variable, m_part, n_part)
-            scf.YieldOp([])
-
-    def _k_split(self):
-        """(end of the whole vectors of k, lanes left after it): ints, or runtime values."""
-        c = self.c
-        static = c.extents[c.k]
-        if static is not None:
-            return static - static % self.lanes, static % self.lanes
-        k, lanes = self.extent(c.k), self.index(self.lanes)
-        main = arith.muli(arith.divui(k, lanes, ip=self._top), lanes, ip=self._top)
-        return main, arith.subi(k, main, ip=self._top)
-
-    def _dot_tile(self, ivs, bn, m_part, n_part):
-        c = self.c
-        rows, cols = m_part[2], n_part[2]
-        k_main, k_tail = self._k_split()
-        m_loop = self._range_loop(*m_part)
-        with ir.InsertionPoint(m_loop.body):
-            n_loop = self._range_loop(*n_part, bn, self.blocks.dot_block_n)
-            with ir.InsertionPoint(n_loop.body):
-                at = {**ivs, c.m: m_loop.induction_variable, c.n: n_loop.induction_variable}
-                accs = [self.zeros] * (rows * cols)
-                if not isinstance(k_main, int) or k_main:
-                    k_loop = scf.ForOp(self.index(0), self._v(k_main), self.index(self.lanes), accs)
-                    with ir.InsertionPoint(k_loop.body):
-                        at_k = {**at, c.k: k_loop.induction_variable}
-                        scf.YieldOp(self._dot_step(at_k, k_loop.inner_iter_args, rows, cols))
-                    accs = list(k_loop.results)
-                if not isinstance(k_tail, int) or k_tail:
-                    # a runtime tail of 0 lanes loads nothing (all lanes masked off)
-                    at_k = {**at, c.k: self._v(k_main)}
-                    accs = self._dot_step(at_k, accs, rows, cols, k_tail)
-                for i in range(rows):
-                    for j in range(cols):
-                        indices = self._at(2, at, {c.m: i, c.n: j})
-                        total = vector.reduction(
-                            self.element,
-                            _add_kind(),
-                            accs[i * cols + j],
-                            acc=self._load_scalar(c.c, indices),
-                            fastmath=_reassoc(),
-                        )
-                        self._store_scalar(total, c.c, indices)
-                scf.YieldOp([])
-            scf.YieldOp([])
-
-    def _dot_step(self, at_k, accs, rows, cols, width=None):
-        c = self.c
-        width = self.lanes if width is None else width
-        a = [self._load_lanes(c.a, self._at(0, at_k, {c.m: i}), width) for i in range(rows)]
-        b = [self._load_lanes(c.b, self._at(1, at_k, {c.n: j}), width) for j in range(cols)]
-        return [
-            vector.fma(a[i], b[j], accs[i * cols + j]) for i in range(rows) for j in range(cols)
-        ]
 
 
 def lane_stride(forms, d: int) -> int:

@@ -50,6 +50,15 @@ def test_a_transposed_weight_runs_the_dot_or_packed_kernel(shape, tmp_path):
     _check(torch.nn.functional.linear, (x, w, bias), tmp_path, _transposed_kernel(m, k))
 
 
+@pytest.mark.parametrize("shape", [(300, 530, 290), (257, 256, 128)], ids=str)
+def test_several_cache_blocks_of_b_panels(shape, tmp_path):
+    """More rows than one panel block (256), k than one k block (256), columns than one n block
+    (128): B copied as panels per block, every block edge and remainder."""
+    m, k, n = shape
+    a, b = torch.randn(m, k), torch.randn(k, n)
+    _check(torch.mm, (a, b), tmp_path, "vector.broadcast")
+
+
 def test_a_transposed_left_operand_still_runs_the_outer_kernel(tmp_path):
     a, b = torch.randn(37, 19), torch.randn(37, 45)
     _check(lambda a, b: a.t() @ b, (a, b), tmp_path, "vector.broadcast")
@@ -153,7 +162,7 @@ def test_narrow_convolutions_run_the_outer_kernel_on_an_im2col_copy(
     assert ("memref.collapse_shape" in ir_text) == narrow
 
 
-@pytest.mark.parametrize("shape", SHAPES + [(50, 33, 70)], ids=str)
+@pytest.mark.parametrize("shape", SHAPES + [(50, 33, 70), (250, 300, 150)], ids=str)
 def test_the_avx2_register_blocks_equal_eager(shape, tmp_path, monkeypatch):
     """The 256-bit blocks (6 x 2 outer, 2 x 4 dot; cache blocks multiples of them), run here on
     whatever the host has: every remainder against eager."""

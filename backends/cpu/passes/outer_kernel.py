@@ -1,0 +1,191 @@
+"""The outer-product kernel of `cpu-vectorize-contractions`, for B and C contiguous along n (`a @
+b`, a convolution's image and output along the columns, a B^T packed as [k, n]): a rows x NR
+block of C lives in vector registers across the k loop; each k step broadcasts `rows` scalars of
+A and loads NR lanes of B (a strided conv: gathers them).
+
+The loops are blocked for the caches. With at least PANEL_MIN_ROWS rows (or `?` rows), each
+[block_k, block_n] block of B is first copied as panels [block_n / NR, block_k, NR] (lanes past
+n zero), GotoBLAS's packing: a tile's k loop then streams one contiguous panel (block_k x NR,
+L1-sized) instead of rows of B a whole row apart, which alias the same L1 sets when that row is
+a multiple of 4 KiB (1024 f32 columns) and spread every k step over another page. The order is m
+block -> k block -> n block -> copy -> n tiles -> m tiles: the copy is reused by every tile of
+the m block, and the A block (panel_m x block_k) by every n block; the copy is allocated per m
+block so the m blocks stay independent for cpu-parallelize-loops. Fewer rows than that do not
+pay for the copy: their tiles read B in place.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf, vector
+
+from .kernels import MASKED, ONE_ROW, KernelEmitter, lane_stride
+
+# Rows of C from which copying B into panels pays (the copy is one load and store per element,
+# the kernel then does `rows` fmas per element)
+PANEL_MIN_ROWS = 32
+
+
+class OuterKernel(KernelEmitter):
+    """C[m, n] += sum over k of A[m, k] * B[k, n], lanes along n."""
+
+    def _kernel(self, ivs):
+        rows = self.c.extents[self.c.m]
+        if rows is not None and rows < PANEL_MIN_ROWS:
+            self._in_place(ivs)
+        else:
+            self._on_panels(ivs)
+
+    def _in_place(self, ivs):
+        c, blocks = self.c, self.blocks
+        m_parts = self._parts(c.m, blocks.outer_rows, ONE_ROW)
+        n_parts = self._parts(c.n, blocks.outer_vectors * self.lanes, MASKED)
+        m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(blocks.block_m))
+        with ir.InsertionPoint(m0.body):
+            n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(blocks.block_n))
+            with ir.InsertionPoint(n0.body):
+                k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(blocks.block_k))
+                with ir.InsertionPoint(k0.body):
+                    at = (m0.induction_variable, n0.induction_variable, k0.induction_variable)
+                    for m_part in m_parts:
+                        for n_part in n_parts:
+                            self._tile(ivs, at, m_part, n_part)
+                    scf.YieldOp([])
+                scf.YieldOp([])
+            scf.YieldOp([])
+
+    def _on_panels(self, ivs):
+        c, blocks = self.c, self.blocks
+        nr = blocks.outer_vectors * self.lanes
+        m_parts = self._parts(c.m, blocks.outer_rows, ONE_ROW)
+        n_parts = self._parts(c.n, nr, MASKED)
+        # a static k or n shorter than the block: the copy no bigger than B
+        k, n = self.c.extents[c.k], self.c.extents[c.n]
+        shape = [
+            blocks.block_n // nr if n is None else min(blocks.block_n // nr, -(-n // nr)),
+            blocks.block_k if k is None else min(blocks.block_k, k),
+            nr,
+        ]
+        m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(blocks.panel_m))
+        with ir.InsertionPoint(m0.body):
+            panels = memref.alloc(ir.MemRefType.get(shape, self.element), [], [])
+            k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(blocks.block_k))
+            with ir.InsertionPoint(k0.body):
+                n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(blocks.block_n))
+                with ir.InsertionPoint(n0.body):
+                    at = (m0.induction_variable, n0.induction_variable, k0.induction_variable)
+                    self._pack_panels(ivs, panels, at[1], at[2], nr)
+                    for n_part in n_parts:
+                        for m_part in m_parts:
+                            self._tile(ivs, at, m_part, n_part, panels)
+                    scf.YieldOp([])
+                scf.YieldOp([])
+            memref.dealloc(panels)
+            scf.YieldOp([])
+
+    def _pack_panels(self, ivs, panels, bn, bk, nr):
+        """panels[p, kk, :] = B[bk + kk, bn + p * nr :][:nr], lanes past n zero."""
+        c, blocks = self.c, self.blocks
+        k_stop = arith.minsi(self.index(blocks.block_k), arith.subi(self.extent(c.k), bk))
+        n_left = arith.minsi(self.index(blocks.block_n), arith.subi(self.extent(c.n), bn))
+        p_stop = arith.divui(arith.addi(n_left, self.index(nr - 1)), self.index(nr))
+        stride = lane_stride(self.b_index, c.n)
+        kk_loop = scf.ForOp(self.index(0), k_stop, self.index(1))
+        with ir.InsertionPoint(kk_loop.body):
+            kk = kk_loop.induction_variable
+            p_loop = scf.ForOp(self.index(0), p_stop, self.index(1))
+            with ir.InsertionPoint(p_loop.body):
+                p = p_loop.induction_variable
+                first = arith.muli(p, self.index(nr))
+                for j in range(0, nr, self.lanes):
+                    at = arith.addi(bn, arith.addi(first, self.index(j)))
+                    left = arith.maxsi(
+                        arith.subi(n_left, arith.addi(first, self.index(j))), self.index(0)
+                    )
+                    ivs_b = {**ivs, c.k: arith.addi(bk, kk), c.n: at}
+                    value = self._load_lanes(self.b, self._at(1, ivs_b, {}), left, stride)
+                    vector.store(value, panels, [p, kk, self.index(j)])
+                scf.YieldOp([])
+            scf.YieldOp([])
+
+    def _tile(self, ivs, blocks, m_part, n_part, panels=None):
+        """The tiles of one (rows, columns) part in the current cache block: rows x NR
+        accumulators across the k block, B from `panels` when given, else in place."""
+        c = self.c
+        bm, bn, bk = blocks
+        rows, cols = m_part[2], n_part[2]
+        if cols == MASKED:
+            n_part = (n_part[0], n_part[1], self.lanes)
+        block_m = self.blocks.block_m if panels is None else self.blocks.panel_m
+        ranges = {
+            "m": lambda: self._range_loop(*m_part, bm, block_m),
+            "n": lambda: self._range_loop(*n_part, bn, self.blocks.block_n),
+        }
+        loops = {}
+        with ExitStack() as nest:
+            for which in ("m", "n") if panels is None else ("n", "m"):
+                loops[which] = ranges[which]()
+                nest.enter_context(ir.InsertionPoint(loops[which].body))
+            m, n = loops["m"].induction_variable, loops["n"].induction_variable
+            if cols == MASKED:  # what is left of the row, past the last whole block
+                widths = [arith.subi(self._v(n_part[1]), n)]
+            else:
+                widths = [min(self.lanes, cols - j) for j in range(0, cols, self.lanes)]
+            at = {**ivs, c.m: m, c.n: n}
+            b_lanes = self._b_lanes(at, widths, bn, bk, panels)
+            accs = [
+                self._load_lanes(c.c, self._at(2, at, {c.m: i, c.n: j * self.lanes}), w)
+                for i in range(rows)
+                for j, w in enumerate(widths)
+            ]
+            k_stop = arith.minsi(arith.addi(bk, self.index(self.blocks.block_k)), self.extent(c.k))
+            k_loop = scf.ForOp(bk, k_stop, self.index(1), accs)
+            with ir.InsertionPoint(k_loop.body):
+                at_k = {**at, c.k: k_loop.induction_variable}
+                bs = b_lanes(at_k)
+                out = []
+                for i in range(rows):
+                    a = self._load_scalar(c.a, self._at(0, at_k, {c.m: i}))
+                    a = vector.broadcast(self.vector, a)
+                    for j in range(len(widths)):
+                        acc = k_loop.inner_iter_args[i * len(widths) + j]
+                        out.append(vector.fma(a, bs[j], acc))
+                scf.YieldOp(out)
+            for i in range(rows):
+                for j, w in enumerate(widths):
+                    indices = self._at(2, at, {c.m: i, c.n: j * self.lanes})
+                    self._store_lanes(k_loop.results[i * len(widths) + j], c.c, indices, w)
+        for which in ("n", "m") if panels is None else ("m", "n"):
+            with ir.InsertionPoint(loops[which].body):
+                scf.YieldOp([])
+
+    def _b_lanes(self, at, widths, bn, bk, panels):
+        """A function of the k step's indices giving the tile's vectors of B."""
+        c = self.c
+        if panels is None:
+            stride = lane_stride(self.b_index, c.n)
+
+            def in_place(at_k):
+                return [
+                    self._load_lanes(self.b, self._at(1, at_k, {c.n: j * self.lanes}), w, stride)
+                    for j, w in enumerate(widths)
+                ]
+
+            return in_place
+        nr = self.blocks.outer_vectors * self.lanes
+        column = arith.subi(at[c.n], bn)
+        p = arith.divui(column, self.index(nr))
+        offset = arith.remui(column, self.index(nr))  # 0 but in a masked tail
+
+        def from_panels(at_k):
+            kk = arith.subi(at_k[c.k], bk)
+            return [
+                vector.load(
+                    self.vector, panels, [p, kk, arith.addi(offset, self.index(j * self.lanes))]
+                )
+                for j in range(len(widths))
+            ]
+
+        return from_panels
