@@ -9,7 +9,10 @@ before `dim`: a single advanced index keeps its place, so `src` already has the 
 from __future__ import annotations
 
 import torch
+from mlir import ir
 from mlir.dialects import arith
+
+from aten_mlir.dialects import verify_op
 
 from .common import dtype, tensor_of, to_dtype
 from .registry import register_decomposition
@@ -216,12 +219,31 @@ def decompose_put(op, rewriter):
 
 
 def _embedding_bag(op, rewriter, padding_idx):
+    """The composite's results from `aten._embedding_bag`. torch's meta function of the
+    composite mixes kernels for the side outputs (with `include_last_offset` and a padding_idx,
+    bag_size as `_embedding_bag`'s meta kernel, max_indices as its CPU one), which no kernel
+    of `_embedding_bag` gives: when the declared types are not `_embedding_bag`'s, it is built
+    with its own, and an unused side output that still differs is a placeholder of the declared
+    type (a used one leaves the op alone)."""
     names = ("weight", "indices", "offsets", "scale_grad_by_freq", "mode", "sparse")
     names += ("per_sample_weights", "include_last_offset")
     args = [rewriter.args[k] for k in names]
-    return rewriter.build(
-        "aten._embedding_bag", *args, padding_idx, results=[r.type for r in op.results]
-    ).results
+    declared = [r.type for r in op.results]
+    bag = rewriter.build("aten._embedding_bag", *args, padding_idx, results=declared)
+    if not verify_op(bag.operation):
+        return bag.results
+    rewriter.discard()  # only what this rule built: the rejected op
+    bag = rewriter.build("aten._embedding_bag", *args, padding_idx)
+    out = []
+    for i, (value, want) in enumerate(zip(bag.results, declared)):
+        if value.type == want:
+            out.append(value)
+            continue
+        t = ir.RankedTensorType(want)
+        if list(op.results[i].uses) or not t.has_static_shape:
+            return None
+        out.append(rewriter.aten("aten.full", t.shape, 0, dtype=dtype(op.results[i])))
+    return out
 
 
 @register_decomposition("aten.embedding_bag")
