@@ -16,7 +16,6 @@ Ops this does not match stay for `convert-linalg-to-parallel-loops`.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -30,10 +29,10 @@ from aten_mlir.passes.registry import ModulePass, option, register_pass
 from .accurate_math import LIBM
 from .bf16_rounding import is_f32_to_bf16, round_to_bf16
 from .fast_math import EXPANSIONS as _FAST_MATH
+from .fold_access import fold_access
 from .vectorize_plan import (
     INTEGER_DIVISIONS,
     Plan,
-    is_identity_layout,
     neutral,
     plan,
     register_lanes,
@@ -125,7 +124,7 @@ class _Emitter:
         self.combined = {c.results[0] for c in p.combiners}
         self.extents = self._extents()
         self.lane_extent = self._lane_extent()
-        self.accesses = [self._fold(a) for a in p.accesses]
+        self.accesses = [fold_access(a, p.folded) for a in p.accesses]
 
     def vector_type(self, t: ir.Type) -> ir.VectorType:
         return ir.VectorType.get([self.lanes], t)
@@ -148,35 +147,6 @@ class _Emitter:
         for d in self.p.folded:
             total = arith.muli(total, self._bound(d))
         return total
-
-    def _fold(self, a):
-        """`a` with its folded dims collapsed into its last (`memref.collapse_shape`)."""
-        if not a.folded:
-            return a
-        t = ir.MemRefType(a.memref.type)
-        keep = t.rank - a.folded - 1
-        shape = list(t.shape[:keep])
-        tail = t.shape[keep:]
-        dynamic = any(t.is_dynamic_dim(i) for i in range(keep, t.rank))
-        shape.append(ir.ShapedType.get_dynamic_size() if dynamic else math.prod(tail))
-        if is_identity_layout(t):
-            layout = None
-        else:
-            strides, offset = t.get_strides_and_offset()
-            layout = ir.StridedLayoutAttr.get(offset, [*strides[:keep], strides[-1]])
-        result = ir.MemRefType.get(shape, t.element_type, layout, t.memory_space)
-        groups = [[i] for i in range(keep)] + [list(range(keep, t.rank))]
-        reassociation = ir.ArrayAttr.get(
-            [
-                ir.ArrayAttr.get(
-                    [ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i) for i in g]
-                )
-                for g in groups
-            ]
-        )
-        collapsed = memref.collapse_shape(result, a.memref, reassociation)
-        indices = tuple(d for d in a.indices if d not in self.p.folded)
-        return dataclasses.replace(a, memref=collapsed, indices=indices, folded=0)
 
     def _bound(self, d: int) -> ir.Value:
         e = self.extents[d]
@@ -238,16 +208,31 @@ class _Emitter:
             with ir.InsertionPoint(loop.body):
                 scf.YieldOp(self._step(loop.induction_variable, list(loop.inner_iter_args), None))
             accs = list(loop.results)
-        if rest != 0:
-            if rest is None:
-                count = arith.subi(extent, main_bound)
-                mask = vector.create_mask(self.mask_type, [count])
-            else:
-                mask = vector.constant_mask(self.mask_type, [rest])
-            start = main_bound if main_bound is not None else _index(0)
-            accs = self._step(start, accs, mask)
+        if rest is None:
+            accs = self._dynamic_rest(extent, main_bound, accs)
+        elif rest:
+            mask = vector.constant_mask(self.mask_type, [rest])
+            accs = self._step(main_bound if main_bound is not None else _index(0), accs, mask)
         for acc, (kind, combine), k in zip(accs, self._reductions(), range(len(accs))):
             self._finish_reduction(acc, kind, combine, self.accesses[p.num_inputs + k])
+
+    def _dynamic_rest(self, extent, main_bound, accs: list) -> list:
+        """The masked step of a dynamic row's last `extent % lanes` elements, run only when
+        there are some: a row of whole steps (128 of 32 lanes) skips it (masked loads and
+        stores of no lanes still cost as much as full ones)."""
+        count = arith.subi(extent, main_bound)
+        guard = scf.IfOp(
+            arith.cmpi(arith.CmpIPredicate.ugt, count, _index(0)),
+            [a.type for a in accs],
+            has_else=bool(accs),
+        )
+        with ir.InsertionPoint(guard.then_block):
+            mask = vector.create_mask(self.mask_type, [count])
+            scf.YieldOp(self._step(main_bound, accs, mask))
+        if accs:
+            with ir.InsertionPoint(guard.else_block):
+                scf.YieldOp(accs)
+        return list(guard.results)
 
     def _lane_ops(self) -> list[ir.Operation]:
         return [
