@@ -31,12 +31,12 @@ class Blocking:
     block_m: int = 48  # outer kernel's cache blocks: C rows, C columns, k
     block_n: int = 128
     block_k: int = 256
-    panel_m: int = 240  # C rows per block when B is copied as panels (the A block in L2)
+    panel_m: int = 120  # C rows per block when B is copied as panels (the A block in L2)
     dot_block_n: int = 64  # dot kernel: B rows per cache block
 
 
 # AVX-512, 32 zmm: 8 x 2 x 16 f32 = 16 accumulators, 2 of B, 1 broadcast of A
-AVX512 = Blocking(64, 8, 2, 4, 4, block_m=64, panel_m=256)
+AVX512 = Blocking(64, 8, 2, 4, 4, block_m=64, panel_m=128)
 # AVX2 (and narrower), 16 ymm: 6 x 2 accumulators + 2 of B + 1 broadcast; dot 2 x 4 + 2 + 4
 AVX2 = Blocking(32, 6, 2, 2, 4, block_m=48)
 

@@ -9,8 +9,9 @@ n zero), GotoBLAS's packing: a tile's k loop then streams one contiguous panel (
 L1-sized) instead of rows of B a whole row apart, which alias the same L1 sets when that row is
 a multiple of 4 KiB (1024 f32 columns) and spread every k step over another page. The order is m
 block -> k block -> n block -> copy -> n tiles -> m tiles: the copy is reused by every tile of
-the m block, and the A block (panel_m x block_k) by every n block; the copy is allocated per m
-block so the m blocks stay independent for cpu-parallelize-loops. Fewer rows than that do not
+the m block, and the A block (panel_m x block_k) by every n block; the copy is allocated per n
+block so the m and n blocks stay independent for cpu-parallelize-loops (a single m block still
+splits its n blocks across threads). Fewer rows than that do not
 pay for the copy: their tiles read B in place.
 """
 
@@ -70,19 +71,20 @@ class OuterKernel(KernelEmitter):
         ]
         m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(blocks.panel_m))
         with ir.InsertionPoint(m0.body):
-            panels = memref.alloc(ir.MemRefType.get(shape, self.element), [], [])
             k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(blocks.block_k))
             with ir.InsertionPoint(k0.body):
                 n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(blocks.block_n))
                 with ir.InsertionPoint(n0.body):
+                    # private to the n block: the m and n blocks stay independent
+                    panels = memref.alloc(ir.MemRefType.get(shape, self.element), [], [])
                     at = (m0.induction_variable, n0.induction_variable, k0.induction_variable)
                     self._pack_panels(ivs, panels, at[1], at[2], nr)
                     for n_part in n_parts:
                         for m_part in m_parts:
                             self._tile(ivs, at, m_part, n_part, panels)
+                    memref.dealloc(panels)
                     scf.YieldOp([])
                 scf.YieldOp([])
-            memref.dealloc(panels)
             scf.YieldOp([])
 
     def _pack_panels(self, ivs, panels, bn, bk, nr):
