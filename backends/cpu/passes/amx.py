@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 
 from mlir import ir
-from mlir.dialects import arith, memref, scf
+from mlir.dialects import arith, linalg, memref, scf, vector
 
 from aten_mlir.backends.cpu.target import cpu_target
 
@@ -35,6 +35,16 @@ BLOCK = 2 * ROWS
 # columns of the result per pass over the rows: their VNNI tiles (K x 256 bf16, 512 KiB at
 # K = 1024) stay in L2 while every block of rows goes by
 PANEL = 256
+# k per pass over a panel: a block of rows' tiles (32 x 256 bf16, 16 KiB) stays in L1 while
+# the panel's columns go by; the result tiles are loaded and stored once per chunk
+DEPTHS = 1024
+
+
+def _flag(name: str, default: str) -> str:
+    # layout experiments, read per compile (A/B timing in one process)
+    return os.environ.get(f"ATEN_MLIR_AMX_{name}", default)
+
+
 # below this many multiply-adds the copies and the padding cost more than the FMA kernels
 _MIN_MACS = 32 * 32 * 32
 _GUESS = 64  # a dynamic extent, when judging the size
@@ -106,14 +116,16 @@ class AmxEmitter(TileOperands):
         """The row operand is `[.., r, k]` with whole blocks of rows and k: tiles load from it."""
         which, free, base = self.row
         k_last = _k_last(self.c.index[which], self.c.k, free) and _unit_stride(base)
-        return k_last and self._whole(free, BLOCK) and self._whole(self.c.k, DEPTH)
+        whole = self._whole(free, BLOCK) and self._whole(self.c.k, DEPTH)
+        return _flag("ROWS_IN_PLACE", "1") != "0" and k_last and whole
 
     def _c_in_place(self) -> bool:
         """C is `[.., m, n]` with whole blocks, and the rows are m: result tiles load and
         store in C itself."""
         c = self.c
         return (
-            self.row[0] == 0
+            _flag("C_IN_PLACE", "1") != "0"
+            and self.row[0] == 0
             and _k_last(c.index[2], c.n, c.m)
             and _unit_stride(c.c)
             and self._whole(c.m, BLOCK)
@@ -127,7 +139,12 @@ class AmxEmitter(TileOperands):
         self.rows_buffer = None if self.rows_in_place else self.tiles_buffer(row_dim, BLOCK)
         self.out = None
         if not self.c_in_place:
-            shape = [self.padded(row_dim, BLOCK), self.padded(vnni_dim, BLOCK)]
+            # [r / 16][v / 16][16][16]: each result tile's 1 KiB contiguous
+            shape = [self.count(row_dim, BLOCK), self.count(vnni_dim, BLOCK), ROWS, ROWS]
+            shape = [
+                s * 2 if isinstance(s, int) else arith.muli(s, self.index(2), ip=self._top)
+                for s in shape[:2]
+            ] + shape[2:]
             static = [s if isinstance(s, int) else ir.ShapedType.get_dynamic_size() for s in shape]
             dynamic = [s for s in shape if not isinstance(s, int)]
             self.out = memref.alloc(ir.MemRefType.get(static, self.f32), dynamic, [])
@@ -186,40 +203,47 @@ class AmxEmitter(TileOperands):
     def _result_at(self, ivs, r, v) -> tuple[ir.Value, list[ir.Value]]:
         if self.out is None:
             return self.c.c, self.at(2, {**ivs, self.c.m: r, self.c.n: v})
-        return self.out, [r, v]
+        at = [arith.divui(r, self.index(ROWS)), arith.divui(v, self.index(ROWS))]
+        return self.out, [*at, self.index(0), self.index(0)]
 
     def _tiles(self, ivs) -> None:
-        """result = rows x vnni: panels of PANEL columns, blocks of 2 x 2 tiles across k."""
+        """result += rows x vnni: panels of PANEL columns, chunks of DEPTHS along k (the row
+        tiles of a chunk stay in L1 across the panel), blocks of 2 x 2 tiles."""
         vp = self.padded(self.vnni[1], BLOCK)
-        panel = self.loop(0, vp, PANEL)
+        kp = self.padded(self.c.k, DEPTH)
+        if self.out is not None:
+            linalg.fill(arith.constant(self.f32, 0.0), outs=[self.out])
+        step = int(_flag("PANEL", str(PANEL)))
+        panel = self.loop(0, vp, step)
         with ir.InsertionPoint(panel.body):
             p0 = panel.induction_variable
-            stop = arith.minsi(arith.addi(p0, self.index(PANEL)), self._v(vp))
+            p_stop = arith.minsi(arith.addi(p0, self.index(step)), self._v(vp))
             r_loop = self.loop(0, self.padded(self.row[1], BLOCK), BLOCK)
             with ir.InsertionPoint(r_loop.body):
-                v_loop = scf.ForOp(p0, stop, self.index(BLOCK))
-                with ir.InsertionPoint(v_loop.body):
-                    self._block(ivs, r_loop.induction_variable, v_loop.induction_variable)
+                depths = int(_flag("DEPTHS", str(DEPTHS)))
+                chunk = self.loop(0, kp, depths)
+                with ir.InsertionPoint(chunk.body):
+                    k0 = chunk.induction_variable
+                    k_stop = arith.minsi(arith.addi(k0, self.index(depths)), self._v(kp))
+                    v_loop = scf.ForOp(p0, p_stop, self.index(BLOCK))
+                    with ir.InsertionPoint(v_loop.body):
+                        r0, v0 = r_loop.induction_variable, v_loop.induction_variable
+                        self._block(ivs, r0, v0, (k0, k_stop))
+                        scf.YieldOp([])
                     scf.YieldOp([])
                 scf.YieldOp([])
             scf.YieldOp([])
 
-    def _block(self, ivs, r0, v0) -> None:
+    def _block(self, ivs, r0, v0, k_range) -> None:
+        """2 x 2 result tiles at (r0, v0), loaded, added k_range's products, stored."""
         acc_type = self._tile_type(self.f32)
         corners = [
             (arith.addi(r0, self.index(i * ROWS)), arith.addi(v0, self.index(j * ROWS)))
             for i in range(2)
             for j in range(2)
         ]
-        if self.out is None:  # C's initial value: the kernels add into C
-            accs = [self._load(*self._result_at(ivs, r, v), self.f32) for r, v in corners]
-        else:
-            accs = [
-                ir.Operation.create("amx.tile_zero", results=[acc_type]).result for _ in corners
-            ]
-        k_loop = scf.ForOp(
-            self.index(0), self._v(self.padded(self.c.k, DEPTH)), self.index(DEPTH), accs
-        )
+        accs = [self._load(*self._result_at(ivs, r, v), self.f32) for r, v in corners]
+        k_loop = scf.ForOp(*k_range, self.index(DEPTH), accs)
         with ir.InsertionPoint(k_loop.body):
             k = k_loop.induction_variable
             rows = [self._row_tile(ivs, corners[2 * i][0], k) for i in range(2)]
@@ -238,16 +262,45 @@ class AmxEmitter(TileOperands):
             self._store(*self._result_at(ivs, r, v), tile)
 
     def _add_into_c(self, ivs) -> None:
-        """C[m, n] += out[r, v] over the valid extents (out is C, or C transposed)."""
+        """C[m, n] += the result at (r, v) over the valid extents (C, or C transposed)."""
         c = self.c
         r_dim, v_dim = self.row[1], self.vnni[1]
+        if r_dim == c.m and _k_last(c.index[2], c.n, c.m) and _unit_stride(c.c):
+            return self._add_rows_into_c(ivs)
         r_loop = self.loop(0, self.extent(r_dim))
         with ir.InsertionPoint(r_loop.body):
             v_loop = self.loop(0, self.extent(v_dim))
             with ir.InsertionPoint(v_loop.body):
                 r, v = r_loop.induction_variable, v_loop.induction_variable
                 indices = self.at(2, {**ivs, r_dim: r, v_dim: v})
-                total = arith.addf(memref.load(c.c, indices), memref.load(self.out, [r, v]))
-                memref.store(total, c.c, indices)
+                (r_tile, r_in), (v_tile, v_in) = self._split(r, ROWS), self._split(v, ROWS)
+                value = memref.load(self.out, [r_tile, v_tile, r_in, v_in])
+                memref.store(arith.addf(memref.load(c.c, indices), value), c.c, indices)
                 scf.YieldOp([])
             scf.YieldOp([])
+
+    def _add_rows_into_c(self, ivs) -> None:
+        """C contiguous along n (the result's columns): a tile row of 16 a step, masked past
+        n's extent."""
+        c = self.c
+        row = ir.VectorType.get([ROWS], self.f32)
+        mask_type = ir.VectorType.get([ROWS], ir.IntegerType.get_signless(1))
+        n = self.extent(c.n)
+        r_loop = self.loop(0, self.extent(c.m))
+        with ir.InsertionPoint(r_loop.body):
+            v_loop = self.loop(0, n, ROWS)
+            with ir.InsertionPoint(v_loop.body):
+                r, v = r_loop.induction_variable, v_loop.induction_variable
+                indices = self.at(2, {**ivs, c.m: r, c.n: v})
+                r_tile, r_in = self._split(r, ROWS)
+                v_tile = arith.divui(v, self.index(ROWS))
+                value = vector.load(row, self.out, [r_tile, v_tile, r_in, self.index(0)])
+                mask = vector.create_mask(mask_type, [arith.subi(n, v)])
+                old = vector.maskedload(row, c.c, indices, mask, self._zeros(row))
+                vector.maskedstore(c.c, indices, mask, arith.addf(old, value))
+                scf.YieldOp([])
+            scf.YieldOp([])
+
+    def _zeros(self, t: ir.VectorType) -> ir.Value:
+        zero = ir.FloatAttr.get(t.element_type, 0.0)
+        return arith.constant(t, ir.DenseElementsAttr.get_splat(t, zero), ip=self._top)

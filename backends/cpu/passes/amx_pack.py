@@ -118,16 +118,50 @@ class TileOperands:
         """rows[r / 16][k / 32][r % 16][k % 32] = operand `which` at (r, k)."""
         if self._pads(free, to):
             self._fill_zero(buffer)
+        if self._contiguous_along(which, self.c.k, free):
+            return self._pack_rows_by_vectors(ivs, which, free, buffer)
         r_loop = self.loop(0, self.extent(free))
         with ir.InsertionPoint(r_loop.body):
             k_loop = self.loop(0, self.extent(self.c.k))
             with ir.InsertionPoint(k_loop.body):
                 r, k = r_loop.induction_variable, k_loop.induction_variable
-                value = memref.load(
-                    self.operand(which), self.at(which, {**ivs, free: r, self.c.k: k})
-                )
+                at = self.at(which, {**ivs, free: r, self.c.k: k})
+                value = memref.load(self.operand(which), at)
                 (r_tile, r_in), (k_tile, k_in) = self._split(r, ROWS), self._split(k, DEPTH)
                 memref.store(value, buffer, [r_tile, k_tile, r_in, k_in])
+                scf.YieldOp([])
+            scf.YieldOp([])
+
+    def _contiguous_along(self, which: int, last: int, other: int) -> bool:
+        """Operand `which` is `[.., other, last]` with unit stride along `last`."""
+        forms = self.c.index[which]
+        strides, _ = ir.MemRefType(self.operand(which).type).get_strides_and_offset()
+        return (
+            len(forms) >= 2
+            and forms[-1] == ((last, 1),)
+            and forms[-2] == ((other, 1),)
+            and strides[-1] == 1
+        )
+
+    def _pack_rows_by_vectors(self, ivs, which: int, free: int, buffer) -> None:
+        """A tile row (32 of k) a step, masked past k's extent (the masked lanes read as 0)."""
+        row = ir.VectorType.get([DEPTH], self.bf16)
+        mask_type = ir.VectorType.get([DEPTH], ir.IntegerType.get_signless(1))
+        zeros = arith.constant(
+            row, ir.DenseElementsAttr.get_splat(row, ir.FloatAttr.get(self.bf16, 0.0))
+        )
+        k_extent = self.extent(self.c.k)
+        r_loop = self.loop(0, self.extent(free))
+        with ir.InsertionPoint(r_loop.body):
+            k_loop = self.loop(0, k_extent, DEPTH)
+            with ir.InsertionPoint(k_loop.body):
+                r, k = r_loop.induction_variable, k_loop.induction_variable
+                at = self.at(which, {**ivs, free: r, self.c.k: k})
+                mask = vector.create_mask(mask_type, [arith.subi(k_extent, k)])
+                value = vector.maskedload(row, self.operand(which), at, mask, zeros)
+                r_tile, r_in = self._split(r, ROWS)
+                k_tile = arith.divui(k, self.index(DEPTH))
+                vector.store(value, buffer, [r_tile, k_tile, r_in, self.index(0)])
                 scf.YieldOp([])
             scf.YieldOp([])
 
