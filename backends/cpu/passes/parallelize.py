@@ -49,6 +49,9 @@ class _Plan:
     loop: ir.Operation
     flattened: int  # leading dims iterated as one range (1 for an scf.for)
     trips: list  # static trips per dim, None where dynamic
+    # with dynamic trips too few for MIN_WORK at DYNAMIC_TRIPS: the shares below which the
+    # call runs the loop serially (decided at run time), else 0
+    min_shares: int = 0
 
 
 def _int_constant(value: ir.Value) -> int | None:
@@ -103,9 +106,19 @@ def _elements(t: ir.VectorType) -> int:
 
 def _plan(loop: ir.Operation, min_work: int) -> _Plan | None:
     body = loop.regions[0].blocks[0]
-    if _trip_product(loop) * _work(body) < min_work:
-        return None
     trips = _static_trips(loop)
+    small = _trip_product(loop) * _work(body) < min_work
+    if small and None not in trips:
+        return None
+    plan = _shares(loop, trips)
+    if plan is not None and small:
+        rest = math.prod(t or DYNAMIC_TRIPS for t in trips[plan.flattened :])
+        plan.min_shares = -(-min_work // max(1, rest * _work(body)))
+    return plan
+
+
+def _shares(loop: ir.Operation, trips: list) -> _Plan | None:
+    """How `loop`'s iterations are shared, or None when they cannot be."""
     if trips[0] is not None and trips[0] < 2 and (loop.name == "scf.for" or len(trips) == 1):
         return None  # nothing to share here; the loops inside may have something
     if loop.name == "scf.for":
@@ -131,10 +144,17 @@ def _find(block: ir.Block, min_work: int, out: list) -> None:
         if plan is not None:
             out.append(plan)
             continue
+        dynamic = _has_dynamic_loop(op)
         for region in op.regions:
             for inner in region.blocks:
-                if _work(inner) * (1 if op.name == "scf.if" else _trip_product(op)) >= min_work:
+                if dynamic or _work(inner) * _trip_product(op) >= min_work:
                     _find(inner, min_work, out)
+
+
+def _has_dynamic_loop(op: ir.Operation) -> bool:
+    """Some loop in `op` (or `op`) has trips known only at run time."""
+    loops = [o for o in (op, *nested_ops(op)) if o.name in ("scf.for", "scf.parallel")]
+    return any(None in _static_trips(o) for o in loops)
 
 
 def _inside(op, ancestor: ir.Operation) -> bool:
@@ -251,6 +271,25 @@ def _restrict(plan: _Plan, begin: ir.Value, end: ir.Value) -> None:
     loop.move_before(yield_op)
 
 
+def _call(plan: _Plan, name: str, body_t: ir.Type, ctx: ir.Value, trips: ir.Value) -> None:
+    """`aten_mlir_parallel_for(@name, ctx, trips)`; with `min_shares`, only when there are that
+    many shares, else `@name(ctx, 0, trips)` on this thread (too little work to wake others)."""
+    if not plan.min_shares:
+        fn = func.constant(body_t, ir.FlatSymbolRefAttr.get(name))
+        func.call([], RUNTIME, [fn, ctx, trips])
+        return
+    index = ir.IndexType.get()
+    enough = arith.cmpi(arith.CmpIPredicate.uge, trips, arith.constant(index, plan.min_shares))
+    branch = scf.IfOp(enough, [], has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        fn = func.constant(body_t, ir.FlatSymbolRefAttr.get(name))
+        func.call([], RUNTIME, [fn, ctx, trips])
+        scf.YieldOp([])
+    with ir.InsertionPoint(branch.else_block):
+        func.call([], name, [ctx, arith.constant(index, 0), trips])
+        scf.YieldOp([])
+
+
 def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -> bool:
     loop = plan.loop
     captures = [v for v in _captures(loop) if not _is_cloned(v)]
@@ -270,8 +309,7 @@ def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -
             for k, (v, field_t) in enumerate(zip(captures, fields)):
                 _store(v, field_t, _field(ctx, struct_t, k))
             trips = _trips_value(plan, bounds)
-            fn = func.constant(body_t, ir.FlatSymbolRefAttr.get(name))
-            func.call([], RUNTIME, [fn, ctx, trips])
+            _call(plan, name, body_t, ctx, trips)
         with ir.InsertionPoint(module_op.regions[0].blocks[0]):
             outlined = func.FuncOp(name, body_t, visibility="private")
         entry = outlined.add_entry_block()

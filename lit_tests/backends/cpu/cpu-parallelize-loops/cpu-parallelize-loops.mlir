@@ -194,3 +194,27 @@ func.func @dynamic_rows(%x: memref<?x?x512xf32>, %y: memref<?x?x512xf32>) {
   }
   return
 }
+
+// -----
+
+// A flat vector loop over a dynamic number of elements: too little work at DYNAMIC_TRIPS, but
+// maybe plenty at run time; it is outlined, and the call decides: the pool when there are
+// enough shares for min-work, else the outlined loop called on this thread over all of them.
+// CHECK-LABEL: func.func @flat_dynamic
+// CHECK: %[[N:.+]] = arith.ceildivsi
+// CHECK: %[[BIG:.+]] = arith.cmpi uge, %[[N]], %{{.+}} : index
+// CHECK: scf.if %[[BIG]] {
+// CHECK: call @aten_mlir_parallel_for(%{{.+}}, %{{.+}}, %[[N]])
+// CHECK: } else {
+// CHECK: call @flat_dynamic_parallel0(%{{.+}}, %{{.+}}, %[[N]])
+func.func @flat_dynamic(%x: memref<?xf32>) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %y = memref.alloc(%n) : memref<?xf32>
+  scf.for %i = %c0 to %n step %c32 {
+    %v = vector.load %x[%i] : memref<?xf32>, vector<32xf32>
+    vector.store %v, %y[%i] : memref<?xf32>, vector<32xf32>
+  }
+  return %y : memref<?xf32>
+}
