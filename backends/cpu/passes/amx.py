@@ -265,8 +265,8 @@ class AmxEmitter(TileOperands):
         """C[m, n] += the result at (r, v) over the valid extents (C, or C transposed)."""
         c = self.c
         r_dim, v_dim = self.row[1], self.vnni[1]
-        if r_dim == c.m and _k_last(c.index[2], c.n, c.m) and _unit_stride(c.c):
-            return self._add_rows_into_c(ivs)
+        if _k_last(c.index[2], c.n, c.m) and _unit_stride(c.c):
+            return self._add_rows_into_c(ivs, transposed=r_dim != c.m)
         r_loop = self.loop(0, self.extent(r_dim))
         with ir.InsertionPoint(r_loop.body):
             v_loop = self.loop(0, self.extent(v_dim))
@@ -279,27 +279,43 @@ class AmxEmitter(TileOperands):
                 scf.YieldOp([])
             scf.YieldOp([])
 
-    def _add_rows_into_c(self, ivs) -> None:
-        """C contiguous along n (the result's columns): a tile row of 16 a step, masked past
-        n's extent."""
+    def _add_rows_into_c(self, ivs, transposed: bool) -> None:
+        """C contiguous along n: 16 of a row of C a step, masked past n's extent. The result
+        is C's rows (a tile row, loaded), or its columns (a tile column, gathered)."""
         c = self.c
         row = ir.VectorType.get([ROWS], self.f32)
         mask_type = ir.VectorType.get([ROWS], ir.IntegerType.get_signless(1))
         n = self.extent(c.n)
-        r_loop = self.loop(0, self.extent(c.m))
-        with ir.InsertionPoint(r_loop.body):
-            v_loop = self.loop(0, n, ROWS)
-            with ir.InsertionPoint(v_loop.body):
-                r, v = r_loop.induction_variable, v_loop.induction_variable
-                indices = self.at(2, {**ivs, c.m: r, c.n: v})
-                r_tile, r_in = self._split(r, ROWS)
-                v_tile = arith.divui(v, self.index(ROWS))
-                value = vector.load(row, self.out, [r_tile, v_tile, r_in, self.index(0)])
-                mask = vector.create_mask(mask_type, [arith.subi(n, v)])
+        out = self.out
+        if transposed:  # [n / 16][m / 16][n % 16 * 16 + m % 16]
+            t = ir.MemRefType(out.type)
+            shape = [*t.shape[:2], ROWS * ROWS]
+            out = memref.collapse_shape(ir.MemRefType.get(shape, self.f32), out, [[0], [1], [2, 3]])
+        m_loop = self.loop(0, self.extent(c.m))
+        with ir.InsertionPoint(m_loop.body):
+            n_loop = self.loop(0, n, ROWS)
+            with ir.InsertionPoint(n_loop.body):
+                m, j = m_loop.induction_variable, n_loop.induction_variable
+                indices = self.at(2, {**ivs, c.m: m, c.n: j})
+                m_tile, m_in = self._split(m, ROWS)
+                j_tile = arith.divui(j, self.index(ROWS))
+                mask = vector.create_mask(mask_type, [arith.subi(n, j)])
+                if transposed:
+                    value = vector.gather(
+                        row, out, [j_tile, m_tile, m_in], self._columns(), mask, self._zeros(row)
+                    )
+                else:
+                    value = vector.load(row, out, [m_tile, j_tile, m_in, self.index(0)])
                 old = vector.maskedload(row, c.c, indices, mask, self._zeros(row))
                 vector.maskedstore(c.c, indices, mask, arith.addf(old, value))
                 scf.YieldOp([])
             scf.YieldOp([])
+
+    def _columns(self) -> ir.Value:
+        """[0, 16, 32, ...]: a tile's column, from its first element."""
+        t = ir.VectorType.get([ROWS], ir.IntegerType.get_signless(32))
+        values = [ir.IntegerAttr.get(t.element_type, i * ROWS) for i in range(ROWS)]
+        return arith.constant(t, ir.DenseElementsAttr.get(values, type=t), ip=self._top)
 
     def _zeros(self, t: ir.VectorType) -> ir.Value:
         zero = ir.FloatAttr.get(t.element_type, 0.0)
