@@ -1,11 +1,13 @@
 """Every core ATen overload that OpInfo samples reach is compiled to native code per sample and
-compared with eager: float32 and, where the OpInfo supports them, int64, int32 and bool.
+compared with eager: float32, and where the OpInfo supports them bfloat16, float16, int64, int32
+and bool.
 
 `core_opinfos.json` maps each core overload to the OpInfos whose first sample's decomposed
 program holds it, smallest program first (regenerate with
 `python -m tests.opinfo.sweep --stage decompose --limit 1 --write-core-map
 tests/opinfo/core_opinfos.json`). Default: the most direct OpInfo per overload, 2 float32 samples
-and 1 of each other dtype; `-m slow`: every mapped OpInfo, every sample.
+and 1 of each other dtype, bfloat16 and float16 included; `-m slow`: every mapped OpInfo, every
+sample.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ CORE_MAP: dict[str, list[str]] = json.loads(
     (Path(__file__).with_name("core_opinfos.json")).read_text()
 )
 OTHER_DTYPES = (torch.int64, torch.int32, torch.bool)
+# Compared with assert_close's tolerances for the dtype (and the OpInfo's own overrides); an
+# output outside them passes only if nearer the float64 result than eager's (`harness.compare`).
+REDUCED_FLOATS = (torch.bfloat16, torch.float16)
 # Checked under `slow` with fallbacks allowed: only some rules take unsigned/complex operands
 # (the others leave the op to eager), and values must stay right across those boundaries.
 MIXED_DTYPES = (torch.uint8, torch.complex64)
@@ -87,12 +92,26 @@ def test_core_op_compiles_like_eager(op_name):
         pytest.skip("no sample of this OpInfo exports")
 
 
+@pytest.mark.parametrize("op_name", sorted(CORE_MAP))
+def test_core_op_compiles_like_eager_in_reduced_floats(op_name):
+    """One bf16 or f16 sample per core overload, alternating in sorted order (the other where
+    the OpInfo lacks one): ~74 s of CPU cold, so both dtypes would add ~150 s to the default
+    suite; `-m slow` checks every sample in both. The overload compiled (no fallback) and equal
+    to eager within the dtype's tolerances (`harness.tolerance`)."""
+    opinfo = _opinfos()[CORE_MAP[op_name][0]]
+    first = sorted(CORE_MAP).index(op_name) % 2
+    for dtype in (REDUCED_FLOATS[first], REDUCED_FLOATS[1 - first]):
+        if dtype in opinfo.supported_dtypes("cpu") and _check(opinfo, dtype, 1, op_name):
+            return
+    pytest.skip("no bf16/f16 sample of this OpInfo exports")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("opinfo_id", sorted({i for ids in CORE_MAP.values() for i in ids}))
 def test_opinfo_compiles_like_eager_all_samples(opinfo_id):
     opinfo = _opinfos()[opinfo_id]
     checked = 0
-    for dtype in (torch.float32, *OTHER_DTYPES):
+    for dtype in (torch.float32, *REDUCED_FLOATS, *OTHER_DTYPES):
         if dtype in opinfo.supported_dtypes("cpu"):
             checked += _check(opinfo, dtype, None, None)
     for dtype in MIXED_DTYPES:
