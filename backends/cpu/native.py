@@ -401,6 +401,9 @@ def _jit(text: str, opt_level: int) -> NativeLibrary:
     """In-process fallback when no linker exists: MLIR's ExecutionEngine, nothing on disk."""
     from mlir.execution_engine import ExecutionEngine
 
+    # the engine compiles for the host; tile ops in the text (amx dialect, x86 intrinsics)
+    if re.search(r"\bamx\.|x86\.amx|tdpbf16ps", text) and not request_amx():
+        raise NativeBuildError("the module uses AMX, which the OS does not grant this process")
     context = ir.Context()
     with context:
         module = ir.Module.parse(text)
