@@ -18,7 +18,12 @@ compiler that fails reported in its row; then timings at each thread count in tu
 compiled again for each, as it bakes the thread count into its kernels). With `--cached` one
 more process times compiling from the warm caches. Timing: eager, Inductor and
 aten-mlir take turns sample by sample, median; rounds adapt to `--budget` seconds per workload
-(`--reps N`: exactly N samples). Time of a run on this 2-core host (shared, loaded): RUNTIME.
+(`--reps N`: exactly N samples).
+
+Run time on the 2-core development host, shared with other jobs (so measured loaded, not idle),
+`--threads 1,all`: small 11-14 min, dynamic ~8 min, bf16 ~5 min, realistic ~15-20 min (Inductor's
+cold compiles alone are 15-75 s a workload); `all` ~40 min. `--threads 1` saves about a third,
+`--reps 1` most of the timing; compiling is the floor.
 """
 
 from __future__ import annotations
