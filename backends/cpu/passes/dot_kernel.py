@@ -6,7 +6,7 @@ across k, reduced across lanes once at the end into C, so no operand is transpos
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, scf, vector
+from mlir.dialects import arith, memref, scf, vector
 
 from .kernels import ONE_ROW, KernelEmitter
 
@@ -20,17 +20,63 @@ def _add_kind() -> ir.Attribute:
     return ir.Attribute.parse("#vector.kind<add>")
 
 
+# At most this many rows of C (decode: one token, a few beams) run as one register block.
+FEW_ROWS = 8
+
+
 class DotKernel(KernelEmitter):
     """C[m, n] += sum over k of A[m, k] * B[n, k], lanes along k."""
 
     def _kernel(self, ivs):
         c = self.c
+        rows, cols = self._register_block()
+        rows_static = c.extents[c.m]
+        narrow = ir.MemRefType(c.a.type).element_type != self.element
+        self._a_wide = None
+        if narrow and rows_static is not None and rows_static <= FEW_ROWS:
+            self._a_wide = self._widen_a(ivs)
         n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(self.blocks.dot_block_n))
         with ir.InsertionPoint(n0.body):
-            for m_part in self._parts(c.m, self.blocks.dot_rows, ONE_ROW):
-                for n_part in self._parts(c.n, self.blocks.dot_cols, ONE_ROW):
+            for m_part in self._parts(c.m, rows, ONE_ROW):
+                for n_part in self._parts(c.n, cols, ONE_ROW):
                     self._dot_tile(ivs, n0.induction_variable, m_part, n_part)
             scf.YieldOp([])
+        if self._a_wide is not None:
+            memref.dealloc(self._a_wide)
+
+    def _register_block(self) -> tuple[int, int]:
+        """(rows, cols) of the block of C. A few rows (decode, M <= FEW_ROWS) all in one block
+        when the registers hold them, so B (the weight) is streamed once, not once per block of
+        rows: M x cols accumulators plus M + cols operands."""
+        rows, cols = self.blocks.dot_rows, self.blocks.dot_cols
+        m = self.c.extents[self.c.m]
+        registers = 30 if self.blocks.vector_bytes >= 64 else 14
+        if m is None or m <= rows or m > FEW_ROWS:
+            return rows, cols
+        for few_cols in (cols, 2, 1):
+            if m * few_cols + m + few_cols <= registers:
+                return m, few_cols
+        return rows, cols
+
+    def _widen_a(self, ivs) -> ir.Value:
+        """A (a few narrow rows) widened once into an f32 copy [M, K]: each block of B would
+        otherwise widen it again."""
+        c = self.c
+        k_static = c.extents[c.k]
+        shape = [c.extents[c.m], ir.ShapedType.get_dynamic_size() if k_static is None else k_static]
+        dynamic = [self.extent(c.k)] if k_static is None else []
+        wide = memref.alloc(ir.MemRefType.get(shape, self.element), dynamic, [])
+        m_loop = scf.ForOp(self.index(0), self.extent(c.m), self.index(1))
+        with ir.InsertionPoint(m_loop.body):
+            k_loop = scf.ForOp(self.index(0), self.extent(c.k), self.index(self.lanes))
+            with ir.InsertionPoint(k_loop.body):
+                m, k = m_loop.induction_variable, k_loop.induction_variable
+                left = arith.subi(self.extent(c.k), k)
+                value = self._load_lanes(c.a, self._at(0, {**ivs, c.m: m, c.k: k}, {}), left)
+                self._store_lanes(value, wide, [m, k], left)
+                scf.YieldOp([])
+            scf.YieldOp([])
+        return wide
 
     def _k_split(self):
         """(end of the whole vectors of k, lanes left after it): ints, or runtime values."""
@@ -79,7 +125,11 @@ class DotKernel(KernelEmitter):
     def _dot_step(self, at_k, accs, rows, cols, width=None):
         c = self.c
         width = self.lanes if width is None else width
-        a = [self._load_lanes(c.a, self._at(0, at_k, {c.m: i}), width) for i in range(rows)]
+        if self._a_wide is None:
+            a = [self._load_lanes(c.a, self._at(0, at_k, {c.m: i}), width) for i in range(rows)]
+        else:
+            rows_at = [at_k[c.m]] + [arith.addi(at_k[c.m], self.index(i)) for i in range(1, rows)]
+            a = [self._load_lanes(self._a_wide, [r, at_k[c.k]], width) for r in rows_at]
         b = [self._load_lanes(c.b, self._at(1, at_k, {c.n: j}), width) for j in range(cols)]
         return [
             vector.fma(a[i], b[j], accs[i * cols + j]) for i in range(rows) for j in range(cols)

@@ -1,12 +1,20 @@
 // RUN: aten-opt %s -p cpu-vectorize-contractions,canonicalize,cse --split-input-file | FileCheck %s
 
 // bf16 inputs, f32 accumulator (a linear layer as our lowering emits it): narrow vectors loaded
-// and widened, fmas and C in f32.
+// and widened, fmas and C in f32. A few rows (8: decode) are one 8 x 2 register block, so the
+// weight is streamed once, and A is widened once into an f32 copy rather than at every block.
 // CHECK-LABEL: func.func @bf16_weight
-// CHECK: vector.load %arg0{{.*}} : memref<8x64xbf16>, vector<16xbf16>
+// CHECK: %[[WIDE:.+]] = memref.alloc() : memref<8x64xf32>
+// CHECK: vector.maskedload %arg0{{.*}} : memref<8x64xbf16>, vector<16xi1>, vector<16xbf16>
+// CHECK-NEXT: arith.extf {{.*}} : vector<16xbf16> to vector<16xf32>
+// CHECK-NEXT: vector.maskedstore %[[WIDE]]
+// CHECK: scf.for {{.*}} step %c16 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK-COUNT-8: vector.load %[[WIDE]]
+// CHECK: vector.load %arg1{{.*}} : memref<12x64xbf16>, vector<16xbf16>
 // CHECK-NEXT: arith.extf {{.*}} : vector<16xbf16> to vector<16xf32>
 // CHECK: vector.fma {{.*}} : vector<16xf32>
 // CHECK: vector.reduction <add>, {{.*}} : vector<16xf32> into f32
+// CHECK: memref.dealloc %[[WIDE]]
 // CHECK-NOT: linalg.generic
 #x = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>

@@ -182,3 +182,15 @@ def test_the_avx2_register_blocks_equal_eager(shape, tmp_path, monkeypatch):
     ours = program(a, b, w)
     torch.testing.assert_close(ours, (a @ b, a @ w.t()), rtol=1e-4, atol=1e-4)
     assert "vector<8xf32>" in ir_text and "vector<16xf32>" not in ir_text
+
+
+@pytest.mark.parametrize("m", [5, 6, 8])
+def test_a_few_rows_are_one_dot_block(m, tmp_path):
+    """Decode-shaped linears (M <= 8): all rows in one register block, so the weight streams
+    once; every column and k remainder."""
+    x, w = torch.randn(m, 300), torch.randn(37, 300)
+    program, ir_text = _compiled(lambda x, w: x @ w.t(), x, w, tmp_path=tmp_path)
+    torch.testing.assert_close(program(x, w), x @ w.t(), rtol=1e-4, atol=1e-4)
+    # m x (4 or 2) accumulators in the k loop
+    cols = 4 if m == 5 else 2
+    assert f"-> ({', '.join(['vector<16xf32>'] * (m * cols))})" in ir_text

@@ -39,7 +39,9 @@ def _linear(x, w):
 
 @pytest.mark.parametrize("dtype", NARROW, ids=str)
 @pytest.mark.parametrize("fn", [torch.mm, _linear], ids=["mm", "linear"])
-@pytest.mark.parametrize("shape", [(1, 7, 17), (7, 33, 5), (17, 257, 33), (100, 40, 257)], ids=str)
+@pytest.mark.parametrize(
+    "shape", [(1, 7, 17), (7, 33, 5), (6, 300, 37), (17, 257, 33), (100, 40, 257)], ids=str
+)
 def test_narrow_products_are_as_close_as_eager(shape, fn, dtype, tmp_path):
     m, k, n = shape
     a = torch.randn(m, k, dtype=dtype)
