@@ -1,0 +1,71 @@
+// RUN: aten-opt %s -p "cpu-vectorize-contractions{cpu=sapphirerapids},canonicalize,cse" --split-input-file | FileCheck %s
+// RUN: aten-opt %s -p "cpu-vectorize-contractions{cpu=skylake-avx512},canonicalize,cse" --split-input-file | FileCheck %s --check-prefix=FMA
+
+// bf16 `a @ b` on AMX: A (whole 32 x 32 blocks, contiguous along k) is the row operand read in
+// place; B is copied to blocked VNNI tiles, two rows of k interleaved 16 columns at a time; C's
+// 2 x 2 tiles load from C, go through the k tiles in registers and store back to C.
+// CHECK-LABEL: func.func @mm
+// CHECK: %[[VNNI:.+]] = memref.alloc() : memref<4x2x16x32xbf16>
+// CHECK: vector.interleave {{.*}} : vector<16xbf16> -> vector<32xbf16>
+// CHECK: vector.store {{.*}}, %[[VNNI]]
+// CHECK-COUNT-4: amx.tile_load %arg2
+// CHECK: scf.for {{.*}} -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>)
+// CHECK-NEXT: amx.tile_load %arg0
+// CHECK-NEXT: amx.tile_load %arg0
+// CHECK: amx.tile_load %[[VNNI]]
+// CHECK: amx.tile_load %[[VNNI]]
+// CHECK-COUNT-4: amx.tile_mulf
+// CHECK: scf.yield
+// CHECK-COUNT-4: amx.tile_store %arg2
+// CHECK: memref.dealloc %[[VNNI]]
+// CHECK-NOT: linalg.matmul
+// FMA-LABEL: func.func @mm
+// FMA-NOT: amx.
+// FMA: vector.fma
+func.func @mm(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// -----
+
+// A Linear with `?` rows: the weight (contiguous along k, the bigger operand) is the row
+// operand, read in place; the `?` rows of x are copied zero-padded to VNNI tiles; the result,
+// C transposed, lands in tile-contiguous f32 and is added into C 16 columns at a time, gathered
+// down a tile's column, masked past n.
+// CHECK-LABEL: func.func @linear
+// CHECK: %[[M:.+]] = memref.dim %arg0, %c0 : memref<?x96xbf16>
+// CHECK: %[[VNNI:.+]] = memref.alloc(%{{.+}}) : memref<?x3x16x32xbf16>
+// CHECK: %[[OUT:.+]] = memref.alloc(%{{.+}}) : memref<10x?x16x16xf32>
+// CHECK: linalg.fill ins(%{{.+}} : bf16) outs(%[[VNNI]]
+// CHECK: scf.for %{{.+}} = %c0 to %[[M]] step %c1
+// CHECK: memref.store %{{.+}}, %[[VNNI]]
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]]
+// CHECK: amx.tile_load %arg1
+// CHECK: amx.tile_load %[[VNNI]]
+// CHECK: amx.tile_mulf
+// CHECK: amx.tile_store %[[OUT]]
+// CHECK: %[[COLS:.+]] = memref.collapse_shape %[[OUT]] {{\[\[}}0], [1], [2, 3]] : memref<10x?x16x16xf32> into memref<10x?x256xf32>
+// CHECK: scf.for %{{.+}} = %c0 to %[[M]] step %c1
+// CHECK: vector.create_mask
+// CHECK: vector.gather %[[COLS]]
+// CHECK: vector.maskedload %arg2
+// CHECK: vector.maskedstore %arg2
+// FMA-LABEL: func.func @linear
+// FMA-NOT: amx.
+// FMA: vector.fma
+#a = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+func.func @linear(%x: memref<?x96xbf16>, %w: memref<160x96xbf16>, %y: memref<?x160xf32>) {
+  linalg.generic {indexing_maps = [#a, #w, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x96xbf16>, memref<160x96xbf16>) outs(%y : memref<?x160xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %acc: f32):
+    %0 = arith.extf %p : bf16 to f32
+    %1 = arith.extf %q : bf16 to f32
+    %2 = arith.mulf %0, %1 : f32
+    %3 = arith.addf %acc, %2 : f32
+    linalg.yield %3 : f32
+  }
+  return
+}
