@@ -13,6 +13,12 @@ from tests.modules import Fn
 NARROW = [torch.bfloat16, torch.float16]
 
 
+@pytest.fixture(autouse=True)
+def _fma_kernels(monkeypatch):
+    """These are the FMA kernels' tests: the AMX tile kernel (its own tests) stays off."""
+    monkeypatch.setenv("ATEN_MLIR_AMX", "0")
+
+
 def _compile(fn, args, tmp_path, dynamic=None):
     ep = torch.export.export(Fn(fn), args, dynamic_shapes=dynamic)
     program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
