@@ -5,13 +5,17 @@
 layout (pairs of k interleaved: `[k/2][j][2]`) into a 16x16 f32 tile. Either input of the
 product may be the row operand; we take the bigger one that has k contiguous (a Linear's weight
 `[n, k]`, read in place when its sizes are whole tiles), so only the other one is copied:
-- the row operand: loaded in place, or copied to a zero-padded `[Rp, Kp]` buffer;
-- the VNNI operand: copied to a zero-padded `[Kp/2, 2 Vp]` buffer, pairs of k side by side;
+- the row operand: tiles loaded in place when it is whole 32 x 32 blocks, else copied to
+  blocked zero-padded tiles (`amx_pack`);
+- the VNNI operand: copied to blocked zero-padded VNNI tiles (`amx_pack`);
 - the product: 2 x 2 f32 tiles (4 of the 8 tile registers, 2 row and 2 VNNI tiles beside
-  them) across the k tiles, stored to a padded `[Rp, Vp]` buffer and added into C (which holds
-  the accumulator's initial value: the kernels add into C), transposed when the rows are n.
+  them) across the k tiles. They load from and store to C itself when C is `[m, n]` in whole
+  blocks with the rows being m (C holds the accumulator's initial value: the kernels add into
+  C); else to a zeroed tile-contiguous f32 buffer then added into C 16 lanes at a time
+  (gathered down tile columns when the rows are n, a Linear's weight).
 Zero padding to whole 32 x 32 blocks makes every remainder, static or `?`, exact without
-masks. The loops around the kernel (batch, heads) are `Emitter`'s.
+masks in the tile loop. Loops around the kernel (batch, heads) are plain `scf.for`s. The loop
+blocking (column panels, k chunks) is a first cut measured on a loaded 2-core machine.
 
 Linux grants the tile state per process (`target.request_amx`); `CpuTarget.amx_bf16` asks for
 it, and the native loader opens a library with tile instructions only once it is granted.
