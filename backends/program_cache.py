@@ -89,9 +89,22 @@ def plan_context() -> ir.Context:
     return context
 
 
+def _codegen_choices(target: str) -> str:
+    """What else decides the code of a `target` program: the CPU it is built for (AMX or FMA
+    kernels, vector width) and the `ATEN_MLIR_AMX*` switches; hosts of different kinds
+    sharing a cache directory then keep entries of their own."""
+    if target != "cpu":
+        return ""
+    from aten_mlir.backends.cpu.target import target_key
+
+    switches = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("ATEN_MLIR_AMX"))
+    return "\0".join([target_key(), *switches])
+
+
 def _key(kind: str, target: str, opt_level: int, program: str) -> str:
     h = hashlib.sha256()
-    for part in (PLAN_VERSION, kind, compiler_version(), source_digest(), target, f"O{opt_level}"):
+    parts = (PLAN_VERSION, kind, compiler_version(), source_digest(), target, f"O{opt_level}")
+    for part in (*parts, _codegen_choices(target)):
         h.update(part.encode() + b"\0")
     h.update(program.encode())
     return h.hexdigest()
