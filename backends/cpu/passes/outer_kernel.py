@@ -26,7 +26,7 @@ from .kernels import MASKED, ONE_ROW, KernelEmitter, lane_stride
 
 # Rows of C from which copying B into panels pays (the copy is one load and store per element,
 # the kernel then does `rows` fmas per element)
-PANEL_MIN_ROWS = 32
+PANEL_MIN_ROWS = 64
 
 
 class OuterKernel(KernelEmitter):
