@@ -259,6 +259,8 @@ class NativeFunction:
                 alloc, aligned, offset = raw[at : at + 3]
                 sizes = raw[at + 3 : strides_at]
                 strides = raw[strides_at:end]
+                # a `?` result in its own row-major buffer is wrapped too, not copied out
+                static_strides = static_strides or list(identity_strides(sizes))
                 # a result returned in its own heap buffer becomes the tensor's storage; one
                 # that is an input, a constant or a strided view of a buffer is copied
                 owned = alloc not in _NOT_HEAP and alloc not in input_pointers
