@@ -7,8 +7,9 @@ few L1 sets (a 1024-wide bf16 operand: 2 KiB apart), so both copies are blocked,
 - VNNI operand `V[k, j]` -> `vnni[j / 16][k / 32][k % 32 / 2][2 (j % 16) + k % 2]` (pairs of
   k side by side, what `tdpbf16ps` takes as its second input).
 Both are zero past the operand's extents, so padded tiles add nothing. A VNNI operand
-contiguous along j with whole pairs and 16-column panels is copied 16 columns at a time
-(`vector.interleave` of two rows of k); everything else element by element.
+contiguous along j is copied 16 columns at a time (`vector.interleave` of two rows of k); one
+contiguous along k (a Linear's input) as 16 x 16 blocks of pairs of k, transposed in registers;
+anything else element by element.
 """
 
 from __future__ import annotations
@@ -171,6 +172,8 @@ class TileOperands:
             self._fill_zero(buffer)
         if self._vnni_by_rows(which, free):
             return self._pack_vnni_rows(ivs, which, free, buffer)
+        if self._contiguous_along(which, self.c.k, free):
+            return self._pack_vnni_columns(ivs, which, free, buffer)
         j_loop = self.loop(0, self.extent(free))
         with ir.InsertionPoint(j_loop.body):
             k_loop = self.loop(0, self.extent(self.c.k))
@@ -191,12 +194,10 @@ class TileOperands:
         return [j_tile, k_tile, pair, arith.addi(arith.muli(j_in, two), half)]
 
     def _vnni_by_rows(self, which: int, free: int) -> bool:
-        """The operand is `[.., k, j]`, contiguous along j, with whole pairs of k and whole
-        16-column panels: two rows of 16 interleave into one row of a VNNI tile."""
+        """The operand is `[.., k, j]`, contiguous along j: two rows of 16 interleave into one
+        row of a VNNI tile (an odd last row of k with zeros, a short last panel of j masked;
+        static or `?` sizes)."""
         forms = self.c.index[which]
-        k, n = self.c.extents[self.c.k], self.c.extents[free]
-        if k is None or n is None or k % 2 or n % ROWS:
-            return False
         strides, _ = ir.MemRefType(self.operand(which).type).get_strides_and_offset()
         return (
             len(forms) >= 2
@@ -206,21 +207,87 @@ class TileOperands:
         )
 
     def _pack_vnni_rows(self, ivs, which: int, free: int, buffer) -> None:
-        base = self.operand(which)
         half = ir.VectorType.get([ROWS], self.bf16)
-        p_loop = self.loop(0, self.c.extents[self.c.k] // 2)
-        with ir.InsertionPoint(p_loop.body):
-            p = p_loop.induction_variable
-            k0 = arith.muli(p, self.index(2))
-            k1 = arith.addi(k0, self.index(1))
-            j_loop = self.loop(0, self.c.extents[free], ROWS)
+        mask_type = ir.VectorType.get([ROWS], ir.IntegerType.get_signless(1))
+        zeros = arith.constant(
+            half, ir.DenseElementsAttr.get_splat(half, ir.FloatAttr.get(self.bf16, 0.0))
+        )
+        k_extent, n_extent = self.extent(self.c.k), self.extent(free)
+        whole = self.c.extents[free] is not None and self.c.extents[free] % ROWS == 0
+
+        def rows(k0: ir.Value, pair: bool) -> None:
+            """Row k0 and (when `pair`) k0 + 1, interleaved, into their tile rows."""
+            j_loop = self.loop(0, n_extent, ROWS)
             with ir.InsertionPoint(j_loop.body):
                 j = j_loop.induction_variable
-                lo = vector.load(half, base, self.at(which, {**ivs, free: j, self.c.k: k0}))
-                hi = vector.load(half, base, self.at(which, {**ivs, free: j, self.c.k: k1}))
-                pairs = vector.interleave(lo, hi)
+                mask = None if whole else vector.create_mask(mask_type, [arith.subi(n_extent, j)])
+
+                def load(k):
+                    at = self.at(which, {**ivs, free: j, self.c.k: k})
+                    if mask is None:
+                        return vector.load(half, self.operand(which), at)
+                    return vector.maskedload(half, self.operand(which), at, mask, zeros)
+
+                lo = load(k0)
+                hi = load(arith.addi(k0, self.index(1))) if pair else zeros
                 k_tile, k_in = self._split(k0, DEPTH)
                 at = [arith.divui(j, self.index(ROWS)), k_tile, arith.divui(k_in, self.index(2))]
-                vector.store(pairs, buffer, [*at, self.index(0)])
+                vector.store(vector.interleave(lo, hi), buffer, [*at, self.index(0)])
+                scf.YieldOp([])
+
+        pairs = arith.divui(k_extent, self.index(2))
+        p_loop = self.loop(0, pairs)
+        with ir.InsertionPoint(p_loop.body):
+            rows(arith.muli(p_loop.induction_variable, self.index(2)), True)
+            scf.YieldOp([])
+        odd = self.c.extents[self.c.k]
+        if odd is None or odd % 2:  # the last row of an odd k pairs with the buffer's zeros
+            last = arith.subi(k_extent, self.index(1))
+            is_odd = arith.cmpi(
+                arith.CmpIPredicate.ne, arith.remui(k_extent, self.index(2)), self.index(0)
+            )
+            branch = scf.IfOp(is_odd)
+            with ir.InsertionPoint(branch.then_block):
+                rows(last, False)
+                scf.YieldOp([])
+
+    def _pack_vnni_columns(self, ivs, which: int, free: int, buffer) -> None:
+        """`V[j, k]` contiguous along k: 16 rows of j by 32 of k a step. A row's 32 values are
+        16 pairs of k, one i32 lane each; the 16 x 16 block of lanes, transposed, is 16 tile
+        rows (one pair of k for every j). Rows past j's extent and lanes past k's are zeros."""
+        i1, i32 = ir.IntegerType.get_signless(1), ir.IntegerType.get_signless(32)
+        row = ir.VectorType.get([DEPTH], self.bf16)
+        lanes = ir.VectorType.get([ROWS], i32)
+        block_type = ir.VectorType.get([ROWS, ROWS], i32)
+        mask_type = ir.VectorType.get([DEPTH], i1)
+        zeros = arith.constant(
+            row, ir.DenseElementsAttr.get_splat(row, ir.FloatAttr.get(self.bf16, 0.0))
+        )
+        empty = arith.constant(
+            block_type, ir.DenseElementsAttr.get_splat(block_type, ir.IntegerAttr.get(i32, 0))
+        )
+        k_extent, n_extent = self.extent(self.c.k), self.extent(free)
+        j_loop = self.loop(0, n_extent, ROWS)
+        with ir.InsertionPoint(j_loop.body):
+            k_loop = self.loop(0, k_extent, DEPTH)
+            with ir.InsertionPoint(k_loop.body):
+                j, k = j_loop.induction_variable, k_loop.induction_variable
+                k_left = arith.subi(k_extent, k)
+                block = empty
+                for i in range(ROWS):
+                    at_j = arith.addi(j, self.index(i))
+                    inside = arith.cmpi(arith.CmpIPredicate.ult, at_j, n_extent)
+                    # a row past the extent loads nothing, from an in-bounds row
+                    count = arith.select(inside, k_left, self.index(0))
+                    safe_j = arith.select(inside, at_j, j)
+                    mask = vector.create_mask(mask_type, [count])
+                    at = self.at(which, {**ivs, free: safe_j, self.c.k: k})
+                    value = vector.maskedload(row, self.operand(which), at, mask, zeros)
+                    block = vector.insert(vector.bitcast(lanes, value), block, [], [i])
+                pairs = vector.transpose(block_type, block, [1, 0])
+                tile = [arith.divui(j, self.index(ROWS)), arith.divui(k, self.index(DEPTH))]
+                for p in range(ROWS):
+                    pair_row = vector.bitcast(row, vector.extract(pairs, [], [p]))
+                    vector.store(pair_row, buffer, [*tile, self.index(p), self.index(0)])
                 scf.YieldOp([])
             scf.YieldOp([])

@@ -201,7 +201,12 @@ def _plan(index, reductions, types, extents):
     if not m_dims or not n_dims:
         return None
     size = lambda d: _GUESS if extents[d] is None else extents[d]  # noqa: E731
-    biggest = lambda dims: max(dims, key=size)  # noqa: E731
+    # ties (two `?` dims: a batch and a sequence) go to A's row dim (next to k in memory), then
+    # to the later dim: A [b, s, k] runs rows of s, not 2 rows of b per trip of an s loop
+    a_row = index[0][-2][0][0] if len(index[0]) > 1 and len(index[0][-2]) == 1 else None
+    biggest = lambda dims: max(  # noqa: E731
+        dims, key=lambda d: (size(d), d == a_row, dims.index(d))
+    )
     a_t, b_t, c_t = types
     n = c_order[-1]
     k = index[0][-1][0][0]

@@ -124,3 +124,44 @@ def test_a_dynamic_bf16_mlp_on_amx(tmp_path):
         for size in (1, 17, 100):
             x = torch.randn(size, 96, dtype=torch.bfloat16)
             torch.testing.assert_close(program(x), model(x), rtol=1.6e-2, atol=2e-2)
+
+
+@requires_amx
+@pytest.mark.parametrize("n", [64, 40])
+def test_attention_values_with_dynamic_odd_k_pack_rows(tmp_path, n):
+    """`p @ v` with the sequence `?` (k odd, n not whole panels): v is interleaved two rows at a
+    time into its VNNI tiles (the last odd row with zeros, a short panel masked), not copied
+    element by element, and the values stay as close to float64 as eager's."""
+    k = Dim("k", min=2, max=512)
+    p = torch.randn(3, 33, 37, dtype=torch.bfloat16)
+    v = torch.randn(3, 37, n, dtype=torch.bfloat16)
+    program, ir_text = _compile(
+        lambda p, v: p @ v, (p, v), tmp_path, (({1: Dim("s", max=512), 2: k}, {1: k}),)
+    )
+    assert "amx.tile_mulf" in ir_text and "vector.interleave" in ir_text
+    for m, depth in ((33, 37), (17, 20), (5, 1), (40, 64)):
+        p = torch.randn(3, m, depth, dtype=torch.bfloat16)
+        v = torch.randn(3, depth, n, dtype=torch.bfloat16)
+        _close_as_eager(program(p, v), p @ v, p.double() @ v.double())
+
+
+@requires_amx
+def test_rows_of_a_dynamic_batch_and_sequence_run_along_the_sequence(tmp_path):
+    """A `[b, s, k]` input whose output is `[s, b, n]` (MultiheadAttention's in-projection): with
+    both dims `?`, the kernel's rows are A's row dim (s, next to k in memory), so A's rows are
+    copied as vectors; it ran 2-row tiles of b per s, 3x slower than the static compile."""
+    b, s = Dim("b", max=64), Dim("s", max=512)
+    x = torch.randn(2, 16, 256, dtype=torch.bfloat16)
+    w = torch.randn(768, 256, dtype=torch.bfloat16)
+    program, ir_text = _compile(
+        lambda x, w: torch.nn.functional.linear(x.transpose(0, 1), w),
+        (x, w),
+        tmp_path,
+        (({0: b, 1: s}, None),),
+    )
+    assert "amx.tile_mulf" in ir_text and "memref.load %arg0" not in ir_text
+    for shape in ((2, 77, 256), (1, 7, 256), (3, 33, 256)):
+        x = torch.randn(*shape, dtype=torch.bfloat16)
+        exact = torch.einsum("bsk,nk->sbn", x.double(), w.double())
+        eager = torch.nn.functional.linear(x.transpose(0, 1), w)
+        _close_as_eager(program(x, w), eager, exact)
