@@ -30,7 +30,8 @@ func.func @mm(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf
 // -----
 
 // A Linear with `?` rows: the weight (contiguous along k, the bigger operand) is the row
-// operand, read in place; the `?` rows of x are copied zero-padded to VNNI tiles; the result,
+// operand, read in place; the `?` rows of x are copied zero-padded to VNNI tiles (16 rows of
+// 32 k a step, masked past the rows and k, as 16 x 16 pairs of k transposed); the result,
 // C transposed, lands in tile-contiguous f32 and is added into C 16 columns at a time, gathered
 // down a tile's column, masked past n.
 // CHECK-LABEL: func.func @linear
@@ -38,8 +39,10 @@ func.func @mm(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf
 // CHECK: %[[VNNI:.+]] = memref.alloc(%{{.+}}) : memref<?x3x16x32xbf16>
 // CHECK: %[[OUT:.+]] = memref.alloc(%{{.+}}) : memref<10x?x16x16xf32>
 // CHECK: linalg.fill ins(%{{.+}} : bf16) outs(%[[VNNI]]
-// CHECK: scf.for %{{.+}} = %c0 to %[[M]] step %c1
-// CHECK: memref.store %{{.+}}, %[[VNNI]]
+// CHECK: scf.for %{{.+}} = %c0 to %[[M]] step %c16
+// CHECK: vector.create_mask
+// CHECK: vector.maskedload %arg0
+// CHECK: vector.store %{{.+}}, %[[VNNI]]
 // CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]]
 // CHECK: amx.tile_load %arg1
 // CHECK: amx.tile_load %[[VNNI]]
