@@ -17,42 +17,19 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, linalg, memref, scf, vector
 
-from .kernels import Contraction
+from .kernels import Contraction, TripCounts
 
 # one tile: 16 rows of 64 bytes (32 bf16, or 16 f32)
 ROWS, DEPTH = 16, 32
 
 
-class TileOperands:
+class TileOperands(TripCounts):
     """Index arithmetic on one contraction and the copies of its operands into tiles."""
 
     def __init__(self, c: Contraction):
-        self.c = c
-        self._consts: dict[int, ir.Value] = {}
-        self._extents: dict[int, ir.Value] = {}
-        anchor = arith.constant(ir.IndexType.get(), 0)
-        # constants and memref.dims go before the first op emitted, so they dominate every loop
-        self._top = ir.InsertionPoint(anchor.owner)
+        super().__init__(c, arith.constant(ir.IndexType.get(), 0))
         self.bf16 = ir.BF16Type.get()
         self.f32 = ir.F32Type.get()
-
-    def index(self, value: int) -> ir.Value:
-        if value not in self._consts:
-            self._consts[value] = arith.constant(ir.IndexType.get(), value, ip=self._top)
-        return self._consts[value]
-
-    def _v(self, x: int | ir.Value) -> ir.Value:
-        return self.index(x) if isinstance(x, int) else x
-
-    def extent(self, d: int) -> ir.Value:
-        """The trip count of dim `d`: a constant, or its memref's size read once at the top."""
-        static = self.c.extents[d]
-        if static is not None:
-            return self.index(static)
-        if d not in self._extents:
-            base, axis = self.c.sizes[d]
-            self._extents[d] = memref.dim(base, self.index(axis), ip=self._top)
-        return self._extents[d]
 
     def count(self, d: int, to: int) -> int | ir.Value:
         """How many blocks of `to` cover dim `d`."""

@@ -77,39 +77,15 @@ def accumulator_type(element: ir.Type) -> ir.Type:
     return element if isinstance(element, (ir.F32Type, ir.F64Type)) else ir.F32Type.get()
 
 
-class KernelEmitter:
-    """What every micro-kernel builds with: constants, trip counts, ranges, indices, loads and
-    stores (widened from narrow types), and the loops around the kernel. A kernel subclass
-    defines `_kernel(ivs)`."""
+class TripCounts:
+    """Index constants and trip counts of one contraction, emitted once at the top of what is
+    built (before the first op, so they dominate every loop): the FMA and AMX kernels' base."""
 
-    def __init__(self, c: Contraction, types, blocking: Blocking = AVX512):
+    def __init__(self, c: Contraction, anchor: ir.Value):
         self.c = c
-        self.blocks = blocking
-        self.element = accumulator_type(types[2].element_type)
-        self.lanes = blocking.vector_bytes // (4 if isinstance(self.element, ir.F32Type) else 8)
-        self.vector = ir.VectorType.get([self.lanes], self.element)
-        self.mask_type = ir.VectorType.get([self.lanes], ir.IntegerType.get_signless(1))
         self._consts: dict[int, ir.Value] = {}
         self._extents: dict[int, ir.Value] = {}
-        self._zeros: dict[str, ir.Value] = {}
-        anchor = arith.constant(self.element, 0.0)
-        # constants and memref.dims go before the first op emitted, so they dominate every loop
         self._top = ir.InsertionPoint(anchor.owner)
-        self.zeros = self._zeros_of(self.element)
-
-    def _zeros_of(self, element: ir.Type) -> ir.Value:
-        key = str(element)
-        if key not in self._zeros:
-            t = ir.VectorType.get([self.lanes], element)
-            splat = ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(element, 0.0))
-            self._zeros[key] = arith.constant(t, splat, ip=self._top)
-        return self._zeros[key]
-
-    def _lane_offsets(self, stride: int) -> ir.Value:
-        """[0, stride, 2 stride, ...]: where a gather's lanes are, from its base index."""
-        t = ir.VectorType.get([self.lanes], ir.IntegerType.get_signless(32))
-        values = [ir.IntegerAttr.get(t.element_type, i * stride) for i in range(self.lanes)]
-        return arith.constant(t, ir.DenseElementsAttr.get(values, type=t), ip=self._top)
 
     def index(self, value: int) -> ir.Value:
         if value not in self._consts:
@@ -128,6 +104,36 @@ class KernelEmitter:
             base, axis = self.c.sizes[d]
             self._extents[d] = memref.dim(base, self.index(axis), ip=self._top)
         return self._extents[d]
+
+
+class KernelEmitter(TripCounts):
+    """What every micro-kernel builds with: constants, trip counts, ranges, indices, loads and
+    stores (widened from narrow types), and the loops around the kernel. A kernel subclass
+    defines `_kernel(ivs)`."""
+
+    def __init__(self, c: Contraction, types, blocking: Blocking = AVX512):
+        self.blocks = blocking
+        self.element = accumulator_type(types[2].element_type)
+        self.lanes = blocking.vector_bytes // (4 if isinstance(self.element, ir.F32Type) else 8)
+        self.vector = ir.VectorType.get([self.lanes], self.element)
+        self.mask_type = ir.VectorType.get([self.lanes], ir.IntegerType.get_signless(1))
+        self._zeros: dict[str, ir.Value] = {}
+        super().__init__(c, arith.constant(self.element, 0.0))
+        self.zeros = self._zeros_of(self.element)
+
+    def _zeros_of(self, element: ir.Type) -> ir.Value:
+        key = str(element)
+        if key not in self._zeros:
+            t = ir.VectorType.get([self.lanes], element)
+            splat = ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(element, 0.0))
+            self._zeros[key] = arith.constant(t, splat, ip=self._top)
+        return self._zeros[key]
+
+    def _lane_offsets(self, stride: int) -> ir.Value:
+        """[0, stride, 2 stride, ...]: where a gather's lanes are, from its base index."""
+        t = ir.VectorType.get([self.lanes], ir.IntegerType.get_signless(32))
+        values = [ir.IntegerAttr.get(t.element_type, i * stride) for i in range(self.lanes)]
+        return arith.constant(t, ir.DenseElementsAttr.get(values, type=t), ip=self._top)
 
     def _parts(self, d: int, block: int, tail: int) -> list[tuple]:
         """(lo, hi, step) ranges of dim `d`: whole blocks, then the rest. Static: the rest as one
