@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import io
 import os
 import re
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -39,13 +37,12 @@ from .cache import (
     cache_directory,
     cache_key,
     check_writable,
-    checked_artifact,
-    discard_artifact,
     file_sha256,
     private_dir,
     warn_uncached,
 )
 from .cache_dir import stored
+from .link import link, link_command
 from .runtime_ir import RUNTIME_IR
 from .target import CpuTarget, cpu_target, request_amx, target_key
 from .tools import NativeBuildError
@@ -137,7 +134,7 @@ def compile_llvm_module(
     if opt_level not in (0, 1, 2, 3):
         raise ValueError(f"opt_level must be 0..3, got {opt_level!r}")
     directory = cache_directory(cache_dir)
-    if _link_command([Path("x.o")], Path("x.so")) is None:
+    if link_command([Path("x.o")], Path("x.so")) is None:
         return _jit(str(module_or_text), opt_level)
     source, functions, glue = _source(module_or_text)
     llvm_ir = None if isinstance(module_or_text, str) else _translate(source)
@@ -283,7 +280,7 @@ def _build(
             # AVX-512 -mcpu; the same code optimized compiles): again with the glue optimized
             objects = _codegen(optimize([], []), [*llc, *target], Path(work))
         with atomic_path(entry.so) as so:
-            _link(objects, so, entry.directory)
+            link(objects, so, entry.directory)
             digest = file_sha256(so)
             handle = _open(so, functions, entry.directory, amx=amx)
     entry.write_sidecar(digest, functions, opt_level, cpu, target=target_key(), amx=amx)
@@ -344,57 +341,6 @@ def opt_flags(opt_level: int, functions: list[str], glue: list[str] = ()) -> lis
 
 # optnone requires noinline (the verifier rejects it alone)
 _GLUE_ATTRS = ("noinline", "optnone")
-
-
-def _link_command(objects: list[Path], out: Path, support: Path | None = None):
-    """`cc -shared` (with `support`, else `runtime_support.c`), else `ld -shared`, else None
-    (no linker: JIT instead)."""
-    # -Bsymbolic: the module's own functions must not bind to same-named libc symbols.
-    cc = _c_compiler()
-    if cc:
-        flags = ["-shared", "-O2", "-fPIC", "-Wl,-Bsymbolic"]
-        return [cc, *flags, "-o", str(out), *map(str, objects), str(support or _SUPPORT), "-lm"]
-    ld = _which("ld") or _which("ld.lld")
-    if ld:
-        return [ld, "-shared", "-Bsymbolic", "-o", str(out), *map(str, objects), "-lm", "-lc"]
-    return None
-
-
-_SUPPORT = Path(__file__).with_name("runtime_support.c")
-
-
-def _c_compiler() -> str | None:
-    return _which("cc") or _which("gcc") or _which("clang")
-
-
-def _link(objects: list[Path], out: Path, directory: Path) -> None:
-    """Links `objects` and the runtime support into the shared library `out`."""
-    support = _support_object(directory)
-    try:
-        _run(_link_command(objects, out, support))
-    except NativeBuildError:
-        if support is None:
-            raise
-        discard_artifact(support)  # it matched its hash, yet may be what fails: built again
-        _run(_link_command(objects, out, _support_object(directory)))
-
-
-def _support_object(directory: Path) -> Path | None:
-    """`runtime_support.c` compiled once per cache directory and compiler (under `support/`,
-    keyed by both, checked against its hash), rather than by every link: it was a twentieth
-    of a cold compile."""
-    cc = _c_compiler()
-    if cc is None:
-        return None
-    digest = hashlib.sha256(_SUPPORT.read_bytes() + cc.encode()).hexdigest()[:16]
-    obj = directory / "support" / f"runtime_support-{digest}.o"
-    return checked_artifact(
-        obj, lambda tmp: _run([cc, "-c", "-O2", "-fPIC", "-o", str(tmp), str(_SUPPORT)])
-    )
-
-
-def _which(name: str) -> str | None:
-    return shutil.which(name)
 
 
 def _jit(text: str, opt_level: int) -> NativeLibrary:

@@ -13,6 +13,7 @@ from mlir.passmanager import PassManager
 from aten_mlir.backends.cpu import (
     NativeLibrary,
     compile_llvm_module,
+    link,
     native,
     parse_memref_type,
 )
@@ -381,7 +382,7 @@ def test_portable_cpu_build_rounds_bf16(tmp_path, monkeypatch):
 
 
 def test_jit_fallback_without_linker(monkeypatch, tmp_path):
-    monkeypatch.setattr(native, "_which", lambda name: None)
+    monkeypatch.setattr(link, "_which", lambda name: None)
     lib = compile_llvm_module(lower(ALIASING), cache_dir=tmp_path)
     assert (
         not lib.cached and not lib.from_cache and lib.path is None and not list(tmp_path.iterdir())
@@ -396,7 +397,7 @@ def test_jit_fallback_without_linker(monkeypatch, tmp_path):
 def test_ld_when_no_cc(monkeypatch, tmp_path):
     import shutil
 
-    monkeypatch.setattr(native, "_which", lambda name: shutil.which(name) if name == "ld" else None)
+    monkeypatch.setattr(link, "_which", lambda name: shutil.which(name) if name == "ld" else None)
     lib = compile_llvm_module(lower(ALIASING), cache_dir=tmp_path)
     assert lib.cached and lib.path.is_file()
     a = torch.arange(4, dtype=torch.float32)

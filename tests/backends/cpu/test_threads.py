@@ -134,10 +134,10 @@ def test_without_any_c_compiler_the_jit_runs_outlined_loops_serially():
     _run(
         """
         import os, tempfile, torch, aten_mlir
-        from aten_mlir.backends.cpu import native, threads
+        from aten_mlir.backends.cpu import link, threads
         os.environ["ATEN_MLIR_CACHE_DIR"] = tempfile.mkdtemp()  # no pool built before
         from tests.modules import Fn
-        native._which = lambda name: None  # no linker: the in-process JIT
+        link._which = lambda name: None  # no linker: the in-process JIT
         threads.shutil.which = lambda name: None  # and no compiler for the pool
         torch.set_num_threads(2)
         a, b = torch.randn(256, 320), torch.randn(320, 384)
