@@ -19,6 +19,7 @@ from aten_mlir.backends.cpu.target import cpu_target
 from aten_mlir.dialects import make_context
 from aten_mlir.passes import run_pipeline
 from tests.modules import Fn
+from tests.support.narrow_products import assert_close_as_eager
 
 requires_amx = pytest.mark.skipif(
     not cpu_target("native").amx_bf16, reason="host without AMX-BF16 (or not granted)"
@@ -44,15 +45,6 @@ def _compile(fn, args, tmp_path, dynamic=None):
     ep = torch.export.export(Fn(fn), args, dynamic_shapes=dynamic)
     program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
     return program, (tmp_path / "05-vectorize.mlir").read_text()
-
-
-def _close_as_eager(ours, eager, exact):
-    """Each element no farther from the float64 result than eager's, plus half an ulp of bf16
-    at that size (the two sums round in other orders)."""
-    ulp = torch.finfo(eager.dtype).eps * exact.abs().clamp_min(1.0)
-    ours_err = (ours.double() - exact).abs()
-    eager_err = (eager.double() - exact).abs()
-    assert torch.all(ours_err <= eager_err + ulp), (ours_err - eager_err).max()
 
 
 def _linear(x, w):
@@ -88,7 +80,7 @@ def test_small_products_stay_on_fmas():
     [(17, 33, 100), (33, 100, 17), (100, 1024, 33), (1024, 17, 100), (64, 256, 96), (15, 64, 64)],
     ids=str,
 )
-def test_bf16_products_on_amx_as_close_as_eager(shape, fn, tmp_path):
+def test_bf16_products_on_amx_asassert_close_as_eager(shape, fn, tmp_path):
     m, k, n = shape
     a = torch.randn(m, k, dtype=torch.bfloat16)
     b = torch.randn(k, n, dtype=torch.bfloat16)
@@ -96,7 +88,7 @@ def test_bf16_products_on_amx_as_close_as_eager(shape, fn, tmp_path):
         b = b.t().contiguous()
     program, text = _compile(fn, (a, b), tmp_path)
     assert ("amx.tile_mulf" in text) == (min(m, n) >= 16), text
-    _close_as_eager(program(a, b), fn(a, b), fn(a.double(), b.double()))
+    assert_close_as_eager(program(a, b), fn(a, b), fn(a.double(), b.double()))
 
 
 @requires_amx
@@ -105,7 +97,7 @@ def test_batched_bf16_products_on_amx(tmp_path):
     b = torch.randn(3, 40, 65, dtype=torch.bfloat16)
     program, text = _compile(torch.bmm, (a, b), tmp_path)
     assert "amx.tile_mulf" in text
-    _close_as_eager(program(a, b), torch.bmm(a, b), torch.bmm(a.double(), b.double()))
+    assert_close_as_eager(program(a, b), torch.bmm(a, b), torch.bmm(a.double(), b.double()))
 
 
 @requires_amx
@@ -142,7 +134,7 @@ def test_attention_values_with_dynamic_odd_k_pack_rows(tmp_path, n):
     for m, depth in ((33, 37), (17, 20), (5, 1), (40, 64)):
         p = torch.randn(3, m, depth, dtype=torch.bfloat16)
         v = torch.randn(3, depth, n, dtype=torch.bfloat16)
-        _close_as_eager(program(p, v), p @ v, p.double() @ v.double())
+        assert_close_as_eager(program(p, v), p @ v, p.double() @ v.double())
 
 
 @requires_amx
@@ -164,4 +156,4 @@ def test_rows_of_a_dynamic_batch_and_sequence_run_along_the_sequence(tmp_path):
         x = torch.randn(*shape, dtype=torch.bfloat16)
         exact = torch.einsum("bsk,nk->sbn", x.double(), w.double())
         eager = torch.nn.functional.linear(x.transpose(0, 1), w)
-        _close_as_eager(program(x, w), eager, exact)
+        assert_close_as_eager(program(x, w), eager, exact)

@@ -9,6 +9,7 @@ from torch.export import Dim
 
 import aten_mlir
 from tests.modules import Fn
+from tests.support.narrow_products import assert_close_as_eager
 
 NARROW = [torch.bfloat16, torch.float16]
 
@@ -30,15 +31,6 @@ def _compile(fn, args, tmp_path, dynamic=None):
     return program, text
 
 
-def _close_as_eager(ours, eager, exact):
-    """Each element no farther from the float64 result than eager's, plus half an ulp of the
-    narrow type at that size (the two sums round in other orders)."""
-    ulp = torch.finfo(eager.dtype).eps * exact.abs().clamp_min(1.0)
-    ours_err = (ours.double() - exact).abs()
-    eager_err = (eager.double() - exact).abs()
-    assert torch.all(ours_err <= eager_err + ulp), (ours_err - eager_err).max()
-
-
 def _linear(x, w):
     return x @ w.t()
 
@@ -48,7 +40,7 @@ def _linear(x, w):
 @pytest.mark.parametrize(
     "shape", [(1, 7, 17), (7, 33, 5), (6, 300, 37), (17, 257, 33), (100, 40, 257)], ids=str
 )
-def test_narrow_products_are_as_close_as_eager(shape, fn, dtype, tmp_path):
+def test_narrow_products_are_asassert_close_as_eager(shape, fn, dtype, tmp_path):
     m, k, n = shape
     a = torch.randn(m, k, dtype=dtype)
     b = torch.randn(k, n, dtype=dtype) if fn is torch.mm else torch.randn(n, k, dtype=dtype)
@@ -57,7 +49,7 @@ def test_narrow_products_are_as_close_as_eager(shape, fn, dtype, tmp_path):
         assert ("vector<16xbf16>" if dtype == torch.bfloat16 else "vector<16xf16>") in text
     ours = program(a, b)
     assert ours.dtype == dtype
-    _close_as_eager(ours, fn(a, b), fn(a.double(), b.double()))
+    assert_close_as_eager(ours, fn(a, b), fn(a.double(), b.double()))
 
 
 def test_a_dynamic_bf16_linear_gelu_linear(tmp_path):
