@@ -64,7 +64,8 @@ CPU_STAGES: list[Stage] = [
         "lower-affine,arith-expand{include-bf16=true},"
         "convert-math-to-llvm{approximate-log1p=false},convert-math-to-libm,"
         # after math-to-libm, which unrolls vector math into per-lane calls (vector.extract)
-        "convert-vector-to-llvm{enable-amx},convert-ub-to-llvm,convert-complex-to-llvm,"
+        "convert-vector-to-llvm{enable-amx enable-x86vector},"  # vdpbf16ps: narrow_dot
+        "convert-ub-to-llvm,convert-complex-to-llvm,"
         "finalize-memref-to-llvm,convert-arith-to-llvm,convert-index-to-llvm,"
         # cf by convert-to-llvm, whose type converter knows AMX tiles (loop-carried tiles are
         # block arguments; convert-cf-to-llvm fails on them)

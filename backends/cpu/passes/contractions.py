@@ -34,6 +34,7 @@ from .amx import amx_emitter
 from .conv import im2col_emitter
 from .dot_kernel import DotKernel
 from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride
+from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
 
 _CONV = "linalg.conv_2d_nchw_fchw"
@@ -258,7 +259,11 @@ class VectorizeContractions(ModulePass):
             for c in found:
                 types = [_memref(v) for v in c.op.operands]
                 with c.op.location, ir.InsertionPoint(c.op):
-                    emitter = im2col_emitter(c.op, types, blocks) or amx_emitter(c, types, self.cpu)
+                    emitter = (
+                        im2col_emitter(c.op, types, blocks)
+                        or narrow_dot_emitter(c, types, blocks, self.cpu)
+                        or amx_emitter(c, types, self.cpu)
+                    )
                     kernel = DotKernel if c.kernel == "dot" else OuterKernel
                     (emitter or kernel(c, types, blocks)).emit()
                 c.op.erase()

@@ -1,0 +1,221 @@
+"""The pair-dot kernel of `cpu-vectorize-contractions`: bf16 products with a few rows (LLM
+decode, M = 1..8 tokens, a weight `W [n, k]` contiguous along k) on AVX512-BF16 targets.
+
+Such a product reads every element of the weight once and does M multiply-adds with it, so it
+runs at the speed the weight streams from memory, if the kernel reads it once and keeps up.
+The FMA dot kernel widens every 16 bf16 of W to f32 before its fmas (two widenings and M fmas
+per 32 elements); `vdpbf16ps` (`x86vector.avx512.dot`) takes the bf16 pairs as they are in
+memory: 32 elements of a row of x and of W, each adjacent pair multiplied and both products
+added to one f32 lane. A block of `rows x cols` elements of C (all M rows, so W goes by once)
+keeps one f32 vector of partial sums each across k, reduced across lanes once at the end into
+C, as the FMA dot kernel does. Remainders: a static k tail is one masked step, zero padded
+(0 * 0 adds nothing); a static column rest is a smaller block.
+
+Numerics: the products of two bf16 are exact in f32; `vdpbf16ps` adds the pair into the lane
+in its own order and flushes subnormal inputs and results (DAZ/FTZ). The sums therefore round
+in another order than eager's (oneDNN), well inside the bf16 tolerance of the result.
+
+A dynamic M: the product is a decode step only at run time, so the nest tests M once: up to
+FEW_ROWS rows run one of the blocks of 1, 2, 4 or 8 rows (the smallest that holds M; rows past
+M re-read the last row and are not stored), more rows run the kernel the pass would have used
+otherwise (AMX, or the FMA dot kernel).
+"""
+
+from __future__ import annotations
+
+import os
+
+from mlir import ir
+from mlir.dialects import arith, scf, vector
+
+from aten_mlir.backends.cpu.target import cpu_target
+
+from .amx import amx_emitter
+from .dot_kernel import FEW_ROWS, DotKernel
+from .kernels import Blocking, Contraction, KernelEmitter
+
+# the row blocks a dynamic M picks from (each also used for M down to half of it plus one)
+_DYNAMIC_ROWS = (1, 2, 4, 8)
+# columns of C per block: independent weight streams and dot chains; more rows of x each
+# take their own accumulators, so fewer columns fit the 32 registers
+_MAX_COLS = 4
+_REGISTERS = 30
+
+
+def _reassoc() -> ir.Attribute:
+    return ir.Attribute.parse("#arith.fastmath<reassoc>")
+
+
+def _add_kind() -> ir.Attribute:
+    return ir.Attribute.parse("#vector.kind<add>")
+
+
+def narrow_dot_emitter(c: Contraction, types, blocks: Blocking, cpu: str = "") -> NarrowDot | None:
+    """The pair-dot kernel of `c`, or None: not a dot-kernel product (A and B along k) of bf16
+    inputs into f32, more than FEW_ROWS rows, or a target without AVX512-BF16."""
+    if os.environ.get("ATEN_MLIR_NARROW_DOT", "1") == "0" or c.kernel != "dot":
+        return None
+    a, b, out = (t.element_type for t in types)
+    if not (isinstance(a, ir.BF16Type) and isinstance(b, ir.BF16Type)):
+        return None
+    rows = c.extents[c.m]
+    if not isinstance(out, ir.F32Type) or (rows is not None and rows > FEW_ROWS):
+        return None
+    if not cpu_target(cpu or None).avx512_bf16:
+        return None
+    # a dynamic M above FEW_ROWS at run time: the kernel the pass would have chosen
+    fallback = None
+    if rows is None:
+        fallback = amx_emitter(c, types, cpu) or DotKernel(c, types, blocks)
+    return NarrowDot(c, types, blocks, fallback)
+
+
+def _columns(rows: int) -> int:
+    cols = int(os.environ.get("ATEN_MLIR_NARROW_DOT_COLS", _MAX_COLS))
+    while cols > 1 and rows * cols + cols > _REGISTERS:
+        cols -= 1
+    return cols
+
+
+class NarrowDot(KernelEmitter):
+    """C[m, n] += sum over k of A[m, k] * B[n, k]: A a few bf16 rows, B bf16 (the weight),
+    k in pairs of bf16 lanes, C f32."""
+
+    def __init__(self, c: Contraction, types, blocks: Blocking, fallback=None):
+        super().__init__(c, types, blocks)
+        self.fallback = fallback
+        self.bf16 = ir.BF16Type.get()
+        self.pairs = ir.VectorType.get([2 * self.lanes], self.bf16)
+        self.pair_mask = ir.VectorType.get([2 * self.lanes], ir.IntegerType.get_signless(1))
+
+    def emit(self) -> None:
+        if self.fallback is None:
+            super().emit()
+            return
+        ule = arith.CmpIPredicate.ule
+        few = arith.cmpi(ule, self.extent(self.c.m), self.index(FEW_ROWS))
+        branch = scf.IfOp(few, has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            super().emit()
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            self.fallback.emit()
+            scf.YieldOp([])
+
+    def _kernel(self, ivs) -> None:
+        rows = self.c.extents[self.c.m]
+        if rows is not None:
+            self._rows_block(ivs, rows, sure=rows)
+            return
+        self._pick_rows(ivs, list(_DYNAMIC_ROWS))
+
+    def _pick_rows(self, ivs, choices: list[int]) -> None:
+        """`if M <= 1 .. elif M <= 2 .. else 8 rows`: the smallest block that holds M (the
+        nest runs only for M <= FEW_ROWS)."""
+        rows = choices[0]
+        if len(choices) == 1:
+            self._rows_block(ivs, rows, sure=rows // 2 + 1)
+            return
+        ule = arith.CmpIPredicate.ule
+        fits = arith.cmpi(ule, self.extent(self.c.m), self.index(rows))
+        branch = scf.IfOp(fits, has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            self._rows_block(ivs, rows, sure=rows // 2 + 1)
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            self._pick_rows(ivs, choices[1:])
+            scf.YieldOp([])
+
+    def _rows_block(self, ivs, rows: int, sure: int) -> None:
+        """All of C's rows as one block of `rows`, over the columns in blocks of `cols`. Rows
+        from `sure` on may be past M (a dynamic M): they read row M - 1 and are not stored."""
+        c = self.c
+        cols = _columns(rows)
+        last = None if sure >= rows else arith.subi(self.extent(c.m), self.index(1))
+        row_at = [
+            self.index(i) if i < sure else arith.minui(self.index(i), last) for i in range(rows)
+        ]
+        for lo, hi, step in self._parts(c.n, cols, 1):
+            n_loop = scf.ForOp(self._v(lo), self._v(hi), self.index(step))
+            with ir.InsertionPoint(n_loop.body):
+                self._tile(ivs, row_at, n_loop.induction_variable, step, sure)
+                scf.YieldOp([])
+
+    def _k_split(self):
+        """(end of the whole steps of k pairs, elements left after it): ints, or values."""
+        c, step = self.c, 2 * self.lanes
+        static = c.extents[c.k]
+        if static is not None:
+            return static - static % step, static % step
+        k, width = self.extent(c.k), self.index(step)
+        main = arith.muli(arith.divui(k, width, ip=self._top), width, ip=self._top)
+        return main, arith.subi(k, main, ip=self._top)
+
+    def _tile(self, ivs, row_at, n, cols: int, sure: int) -> None:
+        c = self.c
+        rows = len(row_at)
+        k_main, k_tail = self._k_split()
+        accs = [self.zeros] * (rows * cols)
+        if not isinstance(k_main, int) or k_main:
+            step = self.index(2 * self.lanes)
+            k_loop = scf.ForOp(self.index(0), self._v(k_main), step, accs)
+            with ir.InsertionPoint(k_loop.body):
+                k = k_loop.induction_variable
+                new = self._dot_step(ivs, row_at, n, k, k_loop.inner_iter_args, cols, None)
+                scf.YieldOp(new)
+            accs = list(k_loop.results)
+        if not isinstance(k_tail, int) or k_tail:
+            # a runtime tail of 0 elements loads nothing (every lane masked off)
+            accs = self._dot_step(ivs, row_at, n, self._v(k_main), accs, cols, k_tail)
+        for i, row in enumerate(row_at):
+            if i < sure:
+                self._store_row(ivs, row, n, accs[i * cols : (i + 1) * cols])
+                continue
+            inside = arith.cmpi(arith.CmpIPredicate.ult, self.index(i), self.extent(c.m))
+            guard = scf.IfOp(inside)
+            with ir.InsertionPoint(guard.then_block):
+                self._store_row(ivs, row, n, accs[i * cols : (i + 1) * cols])
+                scf.YieldOp([])
+
+    def _store_row(self, ivs, row, n, accs) -> None:
+        """Adds each accumulator's lanes into its element of C."""
+        c = self.c
+        for j, acc in enumerate(accs):
+            indices = self._at(2, {**ivs, c.m: row, c.n: n}, {c.n: j})
+            total = vector.reduction(
+                self.element,
+                _add_kind(),
+                acc,
+                acc=self._load_scalar(c.c, indices),
+                fastmath=_reassoc(),
+            )
+            self._store_scalar(total, c.c, indices)
+
+    def _pairs(self, base, indices, width) -> ir.Value:
+        """32 bf16 (pairs of k) from `indices` on; `width` elements of them when not None."""
+        if width is None:
+            return vector.load(self.pairs, base, indices)
+        if isinstance(width, int):
+            mask = vector.constant_mask(self.pair_mask, [width])
+        else:
+            mask = vector.create_mask(self.pair_mask, [width])
+        return vector.maskedload(self.pairs, base, indices, mask, self._zeros_of_pairs())
+
+    def _zeros_of_pairs(self) -> ir.Value:
+        if not hasattr(self, "_pair_zeros"):
+            splat = ir.DenseElementsAttr.get_splat(self.pairs, ir.FloatAttr.get(self.bf16, 0.0))
+            self._pair_zeros = arith.constant(self.pairs, splat, ip=self._top)
+        return self._pair_zeros
+
+    def _dot_step(self, ivs, row_at, n, k, accs, cols, width):
+        c = self.c
+        xs = [self._pairs(c.a, self._at(0, {**ivs, c.m: r, c.k: k}, {}), width) for r in row_at]
+        at = {**ivs, c.n: n, c.k: k}
+        ws = [self._pairs(c.b, self._at(1, at, {c.n: j}), width) for j in range(cols)]
+        return [_dot(accs[i * cols + j], x, w) for i, x in enumerate(xs) for j, w in enumerate(ws)]
+
+
+def _dot(acc: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
+    """acc + the pairwise products of a and b: `vdpbf16ps` (no python builder upstream)."""
+    op = ir.Operation.create("x86vector.avx512.dot", results=[acc.type], operands=[acc, a, b])
+    return op.result
