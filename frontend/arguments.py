@@ -27,7 +27,7 @@ def call_fields(ep: torch.export.ExportedProgram) -> dict:
     for position, node in enumerate(user):
         val = node.meta.get("val")
         if isinstance(val, torch.Tensor):
-            sizes.append([_size_text(d) for d in val.shape])
+            sizes.append([size_text(d) for d in val.shape])
         else:
             constants[position] = val
     call = ep.module_call_graph[0].signature if ep.module_call_graph else None
@@ -73,7 +73,7 @@ def _index_bounds(ep: torch.export.ExportedProgram, user: list) -> list:
         for index, source, dim, wraps in _indexed(node):
             val = getattr(source, "meta", {}).get("val")
             if index in position and isinstance(val, torch.Tensor) and val.dim():
-                size = _size_text(val.shape[dim % val.dim()])
+                size = size_text(val.shape[dim % val.dim()])
                 where = f"'{node.target}' at {describe_node(node)}"
                 bounds.append([position[index], size, wraps, where])
     return bounds
@@ -93,7 +93,7 @@ def _indexed(node) -> list:
     return [(args[index], args[source], dim, wraps)] if isinstance(dim, int) else []
 
 
-def _size_text(d) -> str:
+def size_text(d) -> str:
     return str(d.node.expr) if isinstance(d, torch.SymInt) else str(int(d))
 
 

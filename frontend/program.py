@@ -110,8 +110,35 @@ class Program:
         prog.signature = Signature(
             [InputSpec("user_input", f"arg{i}") for i in range(len(ftype.inputs))],
             _output_specs(fn, len(ftype.results)),
+            input_sizes=_recorded_sizes(fn, ftype),
         )
         return prog
+
+
+def _recorded_sizes(fn: ir.Operation, ftype: ir.FunctionType) -> list[list[str]]:
+    """Each argument's sizes as the import named them (`aten.sizes`), so that the call guards
+    check the equal sizes the lowering relies on; a `?` not named gets a name of its own."""
+    attrs = list(ir.ArrayAttr(fn.attributes["arg_attrs"])) if "arg_attrs" in fn.attributes else []
+    named = [
+        ir.DictAttr(a)["aten.sizes"] if "aten.sizes" in ir.DictAttr(a) else None for a in attrs
+    ]
+    if all(n is None for n in named):
+        return []
+    sizes = []
+    for i, t in enumerate(ftype.inputs):
+        if named[i] is not None:
+            sizes.append([ir.StringAttr(s).value for s in ir.ArrayAttr(named[i])])
+        elif isinstance(t, ir.RankedTensorType):
+            shape = ir.RankedTensorType(t)
+            sizes.append(
+                [
+                    f"arg{i}_{d}" if shape.is_dynamic_dim(d) else str(shape.get_dim_size(d))
+                    for d in range(shape.rank)
+                ]
+            )
+        else:
+            sizes.append([])
+    return sizes
 
 
 def _output_specs(fn: ir.Operation, n: int) -> list[OutputSpec]:

@@ -33,7 +33,8 @@ class ViewArange(torch.nn.Module):
 def test_view_and_arange():
     batch = Dim("batch", min=2, max=64)
     program = import_module(ViewArange(), torch.randn(4, 6), dynamic_shapes={"x": {0: batch}})
-    # CHECK: func.func @main([[X:%arg[0-9]+]]: tensor<?x6xf32> {aten.user_input = "x"})
+    # CHECK: func.func @main([[X:%arg[0-9]+]]: tensor<?x6xf32>
+    # CHECK-SAME: {aten.sizes = ["{{s[0-9]+}}", "6"], aten.user_input = "x"})
     # CHECK-SAME: -> (tensor<?x3xf32> {aten.user_output = "view"}, tensor<?xi64>
     # CHECK-SAME: {aten.user_output = "arange"})
     # CHECK-NEXT: [[C0:%.+]] = arith.constant 0 : index
@@ -68,8 +69,10 @@ def test_size_arithmetic():
     x, y = torch.randn(5, 3), torch.randn(5, 3)
     program = import_module(SizeArithmetic(), x, y, dynamic_shapes={"x": {0: n}, "y": {0: n}})
     # A size returned by the module is an `index` result.
-    # CHECK: func.func @main([[X:%arg[0-9]+]]: tensor<?x3xf32> {aten.user_input = "x"},
-    # CHECK-SAME: [[Y:%arg[0-9]+]]: tensor<?x3xf32> {aten.user_input = "y"})
+    # One export symbol names both batch dims (the call guards check that they agree).
+    # CHECK: func.func @main([[X:%arg[0-9]+]]: tensor<?x3xf32>
+    # CHECK-SAME: {aten.sizes = ["[[S:s[0-9]+]]", "3"], aten.user_input = "x"},
+    # CHECK-SAME: [[Y:%arg[0-9]+]]: tensor<?x3xf32> {aten.sizes = ["[[S]]", "3"], aten.user_input = "y"})
     # CHECK-SAME: -> (tensor<?x3xf32> {aten.user_output = "{{mul[_0-9]*}}"}, tensor<?x3xf32>
     # CHECK-SAME: {aten.user_output = "full"}, index {aten.user_output = "mod"}, tensor<2x?x3xf32>
     # CHECK-SAME: {aten.user_output = "expand"})

@@ -34,6 +34,7 @@ from mlir.dialects import arith, linalg, tensor
 from ..ir import walked_ops
 from ..ir.monomials import Mono, divides, mul
 from ..registry import ModulePass, register_pass
+from .symbolic_dims import first_named, unify_symbolic_dims
 
 _DYN = ir.ShapedType.get_dynamic_size()
 
@@ -67,7 +68,7 @@ def _resolved_dim(v: ir.Value, d: int) -> ir.Value | int:
     for _ in range(64):  # a chain of inits; bounded
         owner = v.owner
         if isinstance(owner, ir.Block):
-            return _Dim(v, d)
+            return _Dim(*first_named(v, d))
         owner = owner.operation
         if owner.name == "tensor.empty":
             shape = ir.RankedTensorType(v.type)
@@ -294,6 +295,7 @@ class SplitDynamicExpands(ModulePass):
     name: ClassVar[str] = "aten-split-dynamic-expands"
 
     def run(self, module_op: ir.Operation) -> None:
+        unify_symbolic_dims(module_op)  # one size per export symbol: the views' sizes match
         found = [
             op
             for op in walked_ops(module_op)

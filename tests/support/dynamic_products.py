@@ -72,11 +72,13 @@ def compile_product_any_size(name: str, target: str, **options):
     return aten_mlir.compile(ep, target=target, **options), fn
 
 
-def inputs_at(name: str, size: int):
-    """The inputs of `name` with every sequence dim `size` (batch dims as in the call inputs)."""
+def inputs_at(name: str, size: int, batch: int | None = None):
+    """The inputs of `name` with every sequence dim `size`, every dynamic batch dim `batch`
+    (None: as in the call inputs)."""
     _, example, dynamic, call = PRODUCTS[name]
+    at = {S: size, B: batch}
     out = []
     for arg, spec in zip(call, dynamic):
-        shape = [size if spec.get(axis) is S else n for axis, n in enumerate(arg.shape)]
+        shape = [at.get(spec.get(axis)) or n for axis, n in enumerate(arg.shape)]
         out.append(_t(*shape))
     return tuple(out)

@@ -98,3 +98,53 @@ func.func @heads(%qkv: tensor<3x?x?x768xf32>, %s: index, %b: index) -> tensor<?x
   %e = tensor.expand_shape %flat [[0, 1, 2]] output_shape [%s, %bh, 64] : tensor<?xf32> into tensor<?x?x64xf32>
   return %e : tensor<?x?x64xf32>
 }
+
+// -----
+
+// q and k share export's batch symbol (`aten.sizes`, checked equal at every call): one size
+// for both, so k's folded batch unfolds by q's batch size as a regroup, not a gather.
+// CHECK-LABEL: func.func @one_batch_symbol
+// CHECK: %[[B:.+]] = tensor.dim %arg0, %{{.+}}
+// CHECK-NOT: tensor.dim %arg1
+// CHECK-NOT: linalg.generic
+// CHECK: arith.muli %[[B]]
+// CHECK: tensor.collapse_shape %arg1 {{\[}}[0, 1], [2], [3]]
+func.func @one_batch_symbol(%q: tensor<?x3x?x4xf32> {aten.sizes = ["s0", "3", "s1", "4"]},
+                            %k: tensor<?x3x?x4xf32> {aten.sizes = ["s0", "3", "s1", "4"]})
+    -> tensor<?x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %b = tensor.dim %q, %c0 : tensor<?x3x?x4xf32>
+  %bk = tensor.dim %k, %c0 : tensor<?x3x?x4xf32>
+  %s = tensor.dim %q, %c2 : tensor<?x3x?x4xf32>
+  %m = arith.maxsi %b, %bk : index
+  %bh = arith.muli %m, %c3 : index
+  %c = tensor.collapse_shape %k [[0, 1, 2, 3]] : tensor<?x3x?x4xf32> into tensor<?xf32>
+  %e = tensor.expand_shape %c [[0, 1, 2]] output_shape [%bh, %s, 4] : tensor<?xf32> into tensor<?x?x4xf32>
+  return %e : tensor<?x?x4xf32>
+}
+
+// -----
+
+// Two symbols (nothing says the batches agree), and a derived size (`2*s0`: its text proves
+// nothing the guards check): k is gathered, as before.
+// CHECK-LABEL: func.func @two_batch_symbols
+// CHECK: tensor.dim %arg1
+// CHECK: linalg.generic
+// CHECK: tensor.extract
+func.func @two_batch_symbols(%q: tensor<?x3x?x4xf32> {aten.sizes = ["2*s0", "3", "s1", "4"]},
+                             %k: tensor<?x3x?x4xf32> {aten.sizes = ["2*s0", "3", "s1", "4"]})
+    -> tensor<?x?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %b = tensor.dim %q, %c0 : tensor<?x3x?x4xf32>
+  %bk = tensor.dim %k, %c0 : tensor<?x3x?x4xf32>
+  %s = tensor.dim %q, %c2 : tensor<?x3x?x4xf32>
+  %m = arith.maxsi %b, %bk : index
+  %bh = arith.muli %m, %c3 : index
+  %c = tensor.collapse_shape %k [[0, 1, 2, 3]] : tensor<?x3x?x4xf32> into tensor<?xf32>
+  %e = tensor.expand_shape %c [[0, 1, 2]] output_shape [%bh, %s, 4] : tensor<?xf32> into tensor<?x?x4xf32>
+  return %e : tensor<?x?x4xf32>
+}

@@ -29,25 +29,25 @@ def _vector_ir(tmp_path) -> str:
     return text
 
 
-# A dynamic batch on both inputs reaches the kernels as a gather (`linalg.index` arithmetic and a
-# `memref.load` of a collapsed operand in the body): aten-split-dynamic-expands cannot tell the
-# two batch sizes are one, so the product is not a plain contraction and stays scalar.
-_BATCH_GATHERED = pytest.mark.xfail(reason="dynamic batch on both inputs: gathered operand")
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        n if n in ("bmm", "h_at_ht") else pytest.param(n, marks=_BATCH_GATHERED)
-        for n in sorted(PRODUCTS)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(PRODUCTS))
 def test_dynamic_products_equal_eager_at_odd_sizes(name, tmp_path):
     compiled, fn = compile_product_any_size(name, "cpu", dump_dir=tmp_path, cache=False)
     _vector_ir(tmp_path)
-    for size in ODD_SIZES:
-        args = inputs_at(name, size)
+    # one operand gathered (a copy read at computed indices) would be a load in the body
+    assert "linalg.index" not in (tmp_path / "04-bufferize.mlir").read_text()
+    for size, batch in zip(ODD_SIZES, (1, 3, 8, 2, 5, 1)):
+        args = inputs_at(name, size, batch)
         torch.testing.assert_close(compiled(*args), fn(*args), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["attention_scores", "einsum"])
+def test_batches_that_differ_are_refused(name):
+    """The kernels read both operands with one batch size: export's guard (one symbol on both
+    batch dims) refuses a call whose batches differ, before any read."""
+    compiled, _ = compile_product_any_size(name, "cpu", cache=False)
+    q, k = inputs_at(name, 7, 3)
+    with pytest.raises(ValueError):
+        compiled(q, k[:2])
 
 
 def _scores(q, k):
