@@ -11,6 +11,11 @@ keeps one f32 vector of partial sums each across k, reduced across lanes once at
 C, as the FMA dot kernel does. Remainders: a static k tail is one masked step, zero padded
 (0 * 0 adds nothing); a static column rest is a smaller block.
 
+Past _SPLIT_ABOVE rows the same 32 bf16 are split into their even and odd elements as two f32
+vectors (a bf16 is the high half of an f32: a shift and a mask) for two fmas: on Sapphire
+Rapids vdpbf16ps issues once per 2 cycles, so with many rows the dots, not the weight's stream,
+bound the kernel (x[8,4096] @ W[11008,4096].T: 9.0 ms with dots, 8.2 ms split).
+
 Numerics: the products of two bf16 are exact in f32; `vdpbf16ps` adds the pair into the lane
 in its own order and flushes subnormal inputs and results (DAZ/FTZ). The sums therefore round
 in another order than eager's (oneDNN), well inside the bf16 tolerance of the result.
@@ -33,6 +38,7 @@ from aten_mlir.backends.cpu.target import cpu_target
 from .amx import amx_emitter
 from .dot_kernel import FEW_ROWS, DotKernel
 from .kernels import Blocking, Contraction, KernelEmitter
+from .outer_kernel import OuterKernel
 
 # the row blocks a dynamic M picks from (each also used for M down to half of it plus one)
 _DYNAMIC_ROWS = (1, 2, 4, 8)
@@ -40,6 +46,10 @@ _DYNAMIC_ROWS = (1, 2, 4, 8)
 # take their own accumulators, so fewer columns fit the 32 registers
 _MAX_COLS = 4
 _REGISTERS = 30
+# More rows than this: the pairs split into even and odd f32 halves for fmas. vdpbf16ps (zmm)
+# issues at one per 2 cycles on Sapphire Rapids (16 bf16 products a cycle), two fmas at one a
+# cycle (32): past a few rows the kernel is bound by the dots, not by the weight's stream.
+_SPLIT_ABOVE = 4
 
 
 def _reassoc() -> ir.Attribute:
@@ -53,7 +63,9 @@ def _add_kind() -> ir.Attribute:
 def narrow_dot_emitter(c: Contraction, types, blocks: Blocking, cpu: str = "") -> NarrowDot | None:
     """The pair-dot kernel of `c`, or None: not a dot-kernel product (A and B along k) of bf16
     inputs into f32, more than FEW_ROWS rows, or a target without AVX512-BF16."""
-    if os.environ.get("ATEN_MLIR_NARROW_DOT", "1") == "0" or c.kernel != "dot":
+    # "packed": the dot form whose k looked short next to a guessed `?` M (the B^T copy is
+    # what the packed kernel adds; this kernel reads B in place)
+    if os.environ.get("ATEN_MLIR_NARROW_DOT", "1") == "0" or c.kernel not in ("dot", "packed"):
         return None
     a, b, out = (t.element_type for t in types)
     if not (isinstance(a, ir.BF16Type) and isinstance(b, ir.BF16Type)):
@@ -66,7 +78,8 @@ def narrow_dot_emitter(c: Contraction, types, blocks: Blocking, cpu: str = "") -
     # a dynamic M above FEW_ROWS at run time: the kernel the pass would have chosen
     fallback = None
     if rows is None:
-        fallback = amx_emitter(c, types, cpu) or DotKernel(c, types, blocks)
+        kernel = DotKernel if c.kernel == "dot" else OuterKernel
+        fallback = amx_emitter(c, types, cpu) or kernel(c, types, blocks)
     return NarrowDot(c, types, blocks, fallback)
 
 
@@ -89,14 +102,15 @@ class NarrowDot(KernelEmitter):
         self.pair_mask = ir.VectorType.get([2 * self.lanes], ir.IntegerType.get_signless(1))
 
     def emit(self) -> None:
+        self.b, self.b_index = self.c.b, self.c.index[1]
         if self.fallback is None:
-            super().emit()
+            self._outer_loops(list(self.c.outer), {})  # B in place, even when c is "packed"
             return
         ule = arith.CmpIPredicate.ule
         few = arith.cmpi(ule, self.extent(self.c.m), self.index(FEW_ROWS))
         branch = scf.IfOp(few, has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            super().emit()
+            self._outer_loops(list(self.c.outer), {})
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
             self.fallback.emit()
@@ -212,7 +226,28 @@ class NarrowDot(KernelEmitter):
         xs = [self._pairs(c.a, self._at(0, {**ivs, c.m: r, c.k: k}, {}), width) for r in row_at]
         at = {**ivs, c.n: n, c.k: k}
         ws = [self._pairs(c.b, self._at(1, at, {c.n: j}), width) for j in range(cols)]
+        if len(row_at) > int(os.environ.get("ATEN_MLIR_NARROW_SPLIT_ABOVE", _SPLIT_ABOVE)):
+            xs, ws = [self._halves(x) for x in xs], [self._halves(w) for w in ws]
+            out = []
+            for i, (x0, x1) in enumerate(xs):
+                for j, (w0, w1) in enumerate(ws):
+                    out.append(vector.fma(x1, w1, vector.fma(x0, w0, accs[i * cols + j])))
+            return out
         return [_dot(accs[i * cols + j], x, w) for i, x in enumerate(xs) for j, w in enumerate(ws)]
+
+    def _halves(self, pairs: ir.Value) -> tuple[ir.Value, ir.Value]:
+        """The even and the odd bf16 of 32 as two f32 vectors: a bf16 is the high half of the
+        f32 of the same value, so a shift and a mask widen them (no lane shuffles)."""
+        i32 = ir.VectorType.get([self.lanes], ir.IntegerType.get_signless(32))
+        words = vector.bitcast(i32, pairs)
+        if not hasattr(self, "_sixteen"):
+            sixteen = ir.DenseElementsAttr.get_splat(i32, ir.IntegerAttr.get(i32.element_type, 16))
+            high = ir.DenseElementsAttr.get_splat(i32, ir.IntegerAttr.get(i32.element_type, -65536))
+            self._sixteen = arith.constant(i32, sixteen, ip=self._top)
+            self._high = arith.constant(i32, high, ip=self._top)
+        even = arith.shli(words, self._sixteen)
+        odd = arith.andi(words, self._high)
+        return arith.bitcast(self.vector, even), arith.bitcast(self.vector, odd)
 
 
 def _dot(acc: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:

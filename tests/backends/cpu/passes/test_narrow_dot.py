@@ -1,0 +1,129 @@
+"""`cpu-vectorize-contractions` pair-dot kernel (`backends/cpu/passes/narrow_dot.py`): bf16
+products with a few rows (decode) as `x86vector.avx512.dot` (vdpbf16ps) on AVX512-BF16 targets
+(past 4 rows, the same bf16 pairs split into f32 halves for fmas), results as close to float64
+as eager's; the FMA kernels on targets without it.
+
+Tests that run the kernel are skipped on hosts without AVX512-BF16 (vdpbf16ps would be SIGILL).
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from mlir import ir
+from torch.export import Dim
+
+import aten_mlir
+from aten_mlir.backends.cpu.target import cpu_target
+from aten_mlir.dialects import make_context
+from aten_mlir.passes import run_pipeline
+from tests.modules import Fn
+from tests.support.narrow_products import assert_close_as_eager
+
+requires_bf16_dot = pytest.mark.skipif(
+    not cpu_target("native").avx512_bf16, reason="host without AVX512-BF16"
+)
+
+LINEAR = """
+#x = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#y = affine_map<(m, n, k) -> (m, n)>
+func.func @linear(%x: memref<{m}x{k}xbf16>, %w: memref<{n}x{k}xbf16>, %y: memref<{m}x{n}xf32>) {{
+  linalg.generic {{indexing_maps = [#x, #w, #y],
+                  iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%x, %w : memref<{m}x{k}xbf16>, memref<{n}x{k}xbf16>) outs(%y : memref<{m}x{n}xf32>) {{
+  ^bb0(%p: bf16, %q: bf16, %acc: f32):
+    %a = arith.extf %p : bf16 to f32
+    %b = arith.extf %q : bf16 to f32
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }}
+  return
+}}
+"""
+
+
+def _vectorized(cpu: str, m="4", k="100", n="17") -> str:
+    with make_context():
+        module = ir.Module.parse(LINEAR.format(m=m, k=k, n=n))
+        run_pipeline(module, f"cpu-vectorize-contractions{{cpu={cpu}}},canonicalize,cse")
+        return str(module)
+
+
+def _linear(x, w):
+    return x @ w.t()
+
+
+def _compile(args, tmp_path, dynamic=None):
+    ep = torch.export.export(Fn(_linear), args, dynamic_shapes=dynamic)
+    program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    return program, (tmp_path / "05-vectorize.mlir").read_text()
+
+
+@pytest.mark.parametrize("m", ["4", "?"])
+def test_pair_dots_only_on_avx512_bf16_targets(m):
+    """The kernel follows the pass's CPU, not the host: vdpbf16ps on Sapphire Rapids, widened
+    fmas on x86-64-v3 (AVX2) and on Skylake-AVX512 (no BF16)."""
+    dot = _vectorized("sapphirerapids", m=m)
+    assert "x86vector.avx512.dot" in dot and "vector<32xbf16>" in dot
+    for cpu in ("x86-64-v3", "skylake-avx512"):
+        fma = _vectorized(cpu, m=m)
+        assert "x86vector" not in fma and "vector.fma" in fma
+
+
+def test_more_rows_or_off_stay_on_other_kernels(monkeypatch):
+    assert "x86vector" not in _vectorized("sapphirerapids", m="9")
+    monkeypatch.setenv("ATEN_MLIR_NARROW_DOT", "0")
+    assert "x86vector" not in _vectorized("sapphirerapids", m="4")
+
+
+def test_dynamic_rows_test_m_once():
+    """A `?` M: the pair-dot nest runs up to 8 rows, the other kernel past them."""
+    text = _vectorized("sapphirerapids", m="?")
+    assert "arith.cmpi ule" in text and "scf.if" in text
+    assert "vector.fma" in text or "amx.tile_mulf" in text
+
+
+@requires_bf16_dot
+@pytest.mark.parametrize(
+    "shape", [(1, 64, 17), (3, 100, 17), (8, 257, 33), (1, 4095, 17), (5, 4095, 40)], ids=str
+)
+def test_few_rows_asassert_close_as_eager(shape, tmp_path):
+    m, k, n = shape
+    torch.manual_seed(m * k + n)
+    x = torch.randn(m, k, dtype=torch.bfloat16)
+    w = torch.randn(n, k, dtype=torch.bfloat16)
+    program, text = _compile((x, w), tmp_path)
+    # past 4 rows the pairs are split into f32 halves for fmas (faster than the dots there)
+    assert ("x86vector.avx512.dot" in text) == (m <= 4), text
+    assert "vector<32xbf16>" in text and ("vector.bitcast" in text) == (m > 4)
+    assert_close_as_eager(program(x, w), _linear(x, w), _linear(x.double(), w.double()))
+
+
+@requires_bf16_dot
+def test_dynamic_rows_from_one_compile(tmp_path):
+    """One compile with `?` rows (and k odd): 1..8 rows on the pair-dot blocks (rows past M
+    never stored), more on the other kernel."""
+    x = torch.randn(4, 4095, dtype=torch.bfloat16)
+    w = torch.randn(17, 4095, dtype=torch.bfloat16)
+    program, text = _compile((x, w), tmp_path, (({0: Dim("m", max=4096)}, {}),))
+    assert "x86vector.avx512.dot" in text and "vector.bitcast" in text  # 1..4 rows, 8 rows
+    for m in (1, 2, 3, 5, 8, 9, 40):
+        x = torch.randn(m, 4095, dtype=torch.bfloat16)
+        out = program(x, w)
+        assert out.shape == (m, 17)
+        assert_close_as_eager(out, _linear(x, w), _linear(x.double(), w.double()))
+
+
+@requires_bf16_dot
+def test_decode_linear_in_a_model(tmp_path):
+    """A bf16 Linear + bias at one token, as a decode step runs it."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(768, 300).to(torch.bfloat16)
+    x = torch.randn(1, 768, dtype=torch.bfloat16)
+    ep = torch.export.export(model, (x,))
+    program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    assert "x86vector.avx512.dot" in (tmp_path / "05-vectorize.mlir").read_text()
+    with torch.no_grad():
+        torch.testing.assert_close(program(x), model(x), rtol=1.6e-2, atol=1e-2)
