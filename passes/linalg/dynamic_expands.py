@@ -76,6 +76,9 @@ def _resolved_dim(v: ir.Value, d: int) -> ir.Value | int:
             return owner.operands[k]
         if owner.name == "tensor.extract_slice":
             return _slice_size(owner, d)
+        if owner.name == "tensor.insert_slice":  # the destination's sizes (GPT-2's v, a copy)
+            v = owner.operands[1]
+            continue
         n_res = len(owner.results)
         if owner.name.startswith("linalg.") and n_res and len(owner.operands) >= n_res:
             number = ir.OpResult(v).result_number

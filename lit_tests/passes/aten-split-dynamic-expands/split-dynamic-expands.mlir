@@ -148,3 +148,20 @@ func.func @two_batch_symbols(%q: tensor<?x3x?x4xf32> {aten.sizes = ["2*s0", "3",
   %e = tensor.expand_shape %c [[0, 1, 2]] output_shape [%bh, %s, 4] : tensor<?xf32> into tensor<?x?x4xf32>
   return %e : tensor<?x?x4xf32>
 }
+
+// -----
+
+// An insert_slice's sizes are its destination's (GPT-2's v is copied into a fresh tensor
+// before its heads are folded): regrouped, not gathered.
+// CHECK-LABEL: func.func @inserted
+// CHECK-NOT: linalg.generic
+// CHECK: tensor.collapse_shape %{{.+}} {{\[}}[0, 1], [2], [3]]
+func.func @inserted(%x: tensor<?x4x?x16xf32>, %b: index, %s: index) -> tensor<?x?x16xf32> {
+  %c4 = arith.constant 4 : index
+  %bh = arith.muli %b, %c4 : index
+  %e0 = tensor.empty(%b, %s) : tensor<?x4x?x16xf32>
+  %y = tensor.insert_slice %x into %e0[0, 0, 0, 0] [%b, 4, %s, 16] [1, 1, 1, 1] : tensor<?x4x?x16xf32> into tensor<?x4x?x16xf32>
+  %c = tensor.collapse_shape %y [[0, 1, 2, 3]] : tensor<?x4x?x16xf32> into tensor<?xf32>
+  %e = tensor.expand_shape %c [[0, 1, 2]] output_shape [%bh, %s, 16] : tensor<?xf32> into tensor<?x?x16xf32>
+  return %e : tensor<?x?x16xf32>
+}
