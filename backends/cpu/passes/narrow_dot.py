@@ -11,6 +11,11 @@ keeps one f32 vector of partial sums each across k, reduced across lanes once at
 C, as the FMA dot kernel does. Remainders: a static k tail is one masked step, zero padded
 (0 * 0 adds nothing); a static column rest is a smaller block.
 
+On an AMX-BF16 target the columns in whole blocks of 48 weight rows run on tiles instead
+(`narrow_tiles`: tdpbf16ps takes 16 weight rows x 32 k against all 8 rows of x at once, so the
+weight's stream bounds it at any M); this kernel keeps the last columns, and every column when
+k is not a multiple of 32.
+
 Past _SPLIT_ABOVE rows the same 32 bf16 are split into their even and odd elements as two f32
 vectors (a bf16 is the high half of an f32: a shift and a mask) for two fmas: on Sapphire
 Rapids vdpbf16ps issues once per 2 cycles, so with many rows the dots, not the weight's stream,
@@ -36,8 +41,11 @@ from mlir.dialects import arith, scf, vector
 from aten_mlir.backends.cpu.target import cpu_target
 
 from .amx import amx_emitter
+from .amx import enabled as amx_enabled
 from .dot_kernel import FEW_ROWS, DotKernel
 from .kernels import Blocking, Contraction, KernelEmitter
+from .narrow_tiles import TileColumns
+from .narrow_tiles import fits as tiles_fit
 from .outer_kernel import OuterKernel
 
 # the row blocks a dynamic M picks from (each also used for M down to half of it plus one)
@@ -80,7 +88,7 @@ def narrow_dot_emitter(c: Contraction, types, blocks: Blocking, cpu: str = "") -
     if rows is None:
         kernel = DotKernel if c.kernel == "dot" else OuterKernel
         fallback = amx_emitter(c, types, cpu) or kernel(c, types, blocks)
-    return NarrowDot(c, types, blocks, fallback)
+    return NarrowDot(c, types, blocks, fallback, cpu)
 
 
 def _columns(rows: int) -> int:
@@ -94,9 +102,10 @@ class NarrowDot(KernelEmitter):
     """C[m, n] += sum over k of A[m, k] * B[n, k]: A a few bf16 rows, B bf16 (the weight),
     k in pairs of bf16 lanes, C f32."""
 
-    def __init__(self, c: Contraction, types, blocks: Blocking, fallback=None):
+    def __init__(self, c: Contraction, types, blocks: Blocking, fallback=None, cpu=""):
         super().__init__(c, types, blocks)
         self.fallback = fallback
+        self.tiles = tiles_fit(self) and amx_enabled() and cpu_target(cpu or None).amx_bf16
         self.bf16 = ir.BF16Type.get()
         self.pairs = ir.VectorType.get([2 * self.lanes], self.bf16)
         self.pair_mask = ir.VectorType.get([2 * self.lanes], ir.IntegerType.get_signless(1))
@@ -118,42 +127,54 @@ class NarrowDot(KernelEmitter):
 
     def _kernel(self, ivs) -> None:
         rows = self.c.extents[self.c.m]
+        # the columns in whole blocks of 16 weight rows on AMX tiles, the rest here
+        n_start = TileColumns(self).emit(ivs) if self.tiles else None
         if rows is not None:
-            self._rows_block(ivs, rows, sure=rows)
+            self._rows_block(ivs, rows, rows, n_start)
             return
-        self._pick_rows(ivs, list(_DYNAMIC_ROWS))
+        self._pick_rows(ivs, list(_DYNAMIC_ROWS), n_start)
 
-    def _pick_rows(self, ivs, choices: list[int]) -> None:
+    def _pick_rows(self, ivs, choices: list[int], n_start) -> None:
         """`if M <= 1 .. elif M <= 2 .. else 8 rows`: the smallest block that holds M (the
         nest runs only for M <= FEW_ROWS)."""
         rows = choices[0]
         if len(choices) == 1:
-            self._rows_block(ivs, rows, sure=rows // 2 + 1)
+            self._rows_block(ivs, rows, rows // 2 + 1, n_start)
             return
         ule = arith.CmpIPredicate.ule
         fits = arith.cmpi(ule, self.extent(self.c.m), self.index(rows))
         branch = scf.IfOp(fits, has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            self._rows_block(ivs, rows, sure=rows // 2 + 1)
+            self._rows_block(ivs, rows, rows // 2 + 1, n_start)
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
-            self._pick_rows(ivs, choices[1:])
+            self._pick_rows(ivs, choices[1:], n_start)
             scf.YieldOp([])
 
-    def _rows_block(self, ivs, rows: int, sure: int) -> None:
-        """All of C's rows as one block of `rows`, over the columns in blocks of `cols`. Rows
-        from `sure` on may be past M (a dynamic M): they read row M - 1 and are not stored."""
+    def _rows_block(self, ivs, rows: int, sure: int, n_start=None) -> None:
+        """All of C's rows as one block of `rows`, over the columns (from `n_start`, a value,
+        when not None) in blocks of `cols`. Rows from `sure` on may be past M (a dynamic M):
+        they read row M - 1 and are not stored."""
         c = self.c
         cols = _columns(rows)
         last = None if sure >= rows else arith.subi(self.extent(c.m), self.index(1))
         row_at = [
             self.index(i) if i < sure else arith.minui(self.index(i), last) for i in range(rows)
         ]
-        for lo, hi, step in self._parts(c.n, cols, 1):
+        for lo, hi, step in self._columns_from(n_start, cols):
             n_loop = scf.ForOp(self._v(lo), self._v(hi), self.index(step))
             with ir.InsertionPoint(n_loop.body):
                 self._tile(ivs, row_at, n_loop.induction_variable, step, sure)
                 scf.YieldOp([])
+
+    def _columns_from(self, n_start, cols: int) -> list[tuple]:
+        """(lo, hi, step) ranges of n from `n_start`: blocks of `cols`, then one at a time."""
+        if n_start is None:
+            return self._parts(self.c.n, cols, 1)
+        n = self.extent(self.c.n)
+        whole = arith.divui(arith.subi(n, n_start), self.index(cols))
+        main = arith.addi(n_start, arith.muli(whole, self.index(cols)))
+        return [(n_start, main, cols), (main, n, 1)]
 
     def _k_split(self):
         """(end of the whole steps of k pairs, elements left after it): ints, or values."""

@@ -79,3 +79,55 @@ func.func @dynamic_rows(%x: memref<?x64xbf16>, %w: memref<48x64xbf16>, %y: memre
   }
   return
 }
+
+// -----
+
+// k a multiple of 32 and two blocks of 3 x 16 weight rows or more, on an AMX target: x (3 rows)
+// copied once to 8-column VNNI words (pairs of k scattered 8 words apart, rows past M zero);
+// per 48 rows of W three 16 x 32 tiles loaded in place times x's 16 x 16 tile into three
+// 16 x 8 f32 tiles across k, stored and added into C 16 columns at a time (gathered down the
+// stored columns); the last 4 columns (100 = 2 x 48 + 4) on the pair dots.
+// CHECK-LABEL: func.func @tiles
+// CHECK: %[[RAW:.+]] = memref.alloc() : memref<4096xi8>
+// CHECK: %[[WORDS:.+]] = memref.view %[[RAW]][%c0][] : memref<4096xi8> to memref<128x8xi32>
+// CHECK: %[[VNNI:.+]] = memref.view %[[RAW]][%c0][] : memref<4096xi8> to memref<128x16xbf16>
+// CHECK: vector.bitcast {{.*}} : vector<32xbf16> to vector<16xi32>
+// CHECK: arith.select
+// CHECK: vector.scatter %[[WORDS]]
+// CHECK: %[[OUT:.+]] = memref.alloc() : memref<48x8xf32>
+// CHECK: scf.for %[[N:.+]] = %c0 to %c96 step %c48
+// CHECK: amx.tile_zero : !amx.tile<16x8xf32>
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (!amx.tile<16x8xf32>, !amx.tile<16x8xf32>, !amx.tile<16x8xf32>)
+// CHECK: amx.tile_load %[[VNNI]]{{.*}} into !amx.tile<16x16xbf16>
+// CHECK: amx.tile_load %arg1[%[[N]], {{.*}}] : memref<100x256xbf16> into !amx.tile<16x32xbf16>
+// CHECK: amx.tile_mulf {{.*}} : !amx.tile<16x32xbf16>, !amx.tile<16x16xbf16>, !amx.tile<16x8xf32>
+// CHECK-COUNT-3: amx.tile_store %[[OUT]]
+// CHECK: scf.for {{.*}} to %c3 step %c1
+// CHECK: vector.gather %[[OUT]]
+// CHECK: vector.load %arg2
+// CHECK: arith.addf
+// CHECK: vector.store {{.*}}, %arg2
+// CHECK: memref.dealloc %[[OUT]]
+// CHECK: memref.dealloc %[[RAW]]
+// The last 4 columns: one block of 3 x 4 pair-dot accumulators (its one-trip column loop folds)
+// CHECK: scf.for {{.*}} = %c0 to %c256 step %c32 iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: vector.load %arg1[%c96, {{.*}}] : memref<100x256xbf16>, vector<32xbf16>
+// CHECK: x86vector.avx512.dot
+// AVX2-LABEL: func.func @tiles
+// AVX2-NOT: amx.
+// AVX2: vector.fma
+#x = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> (n, k)>
+#y = affine_map<(m, n, k) -> (m, n)>
+func.func @tiles(%x: memref<3x256xbf16>, %w: memref<100x256xbf16>, %y: memref<3x100xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<3x256xbf16>, memref<100x256xbf16>) outs(%y : memref<3x100xf32>) {
+  ^bb0(%p: bf16, %q: bf16, %acc: f32):
+    %a = arith.extf %p : bf16 to f32
+    %b = arith.extf %q : bf16 to f32
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

@@ -127,3 +127,47 @@ def test_decode_linear_in_a_model(tmp_path):
     assert "x86vector.avx512.dot" in (tmp_path / "05-vectorize.mlir").read_text()
     with torch.no_grad():
         torch.testing.assert_close(program(x), model(x), rtol=1.6e-2, atol=1e-2)
+
+
+requires_amx = pytest.mark.skipif(
+    not cpu_target("native").amx_bf16, reason="host without AMX-BF16 (or not granted)"
+)
+
+
+def test_tiles_only_on_amx_targets():
+    """k a multiple of 32 and two blocks of 48 weight rows: AMX tiles (W read in place as the
+    16-row operand) on Sapphire Rapids, pair dots on Cooper Lake (AVX512-BF16, no AMX)."""
+    text = _vectorized("sapphirerapids", m="4", k="256", n="100")
+    assert "amx.tile_mulf" in text and "x86vector.avx512.dot" in text  # the last 4 columns
+    assert "!amx.tile<16x8xf32>" in text and "vector.scatter" in text
+    text = _vectorized("cooperlake", m="4", k="256", n="100")
+    assert "amx." not in text and "x86vector.avx512.dot" in text
+
+
+@requires_amx
+@pytest.mark.parametrize(
+    "shape", [(1, 256, 100), (2, 64, 96), (5, 768, 130), (8, 96, 200), (7, 4096, 97)], ids=str
+)
+def test_tile_columns_asassert_close_as_eager(shape, tmp_path):
+    m, k, n = shape
+    torch.manual_seed(m + k + n)
+    x = torch.randn(m, k, dtype=torch.bfloat16)
+    w = torch.randn(n, k, dtype=torch.bfloat16)
+    program, text = _compile((x, w), tmp_path)
+    assert "amx.tile_mulf" in text and "!amx.tile<16x8xf32>" in text
+    assert_close_as_eager(program(x, w), _linear(x, w), _linear(x.double(), w.double()))
+
+
+@requires_amx
+def test_tile_columns_with_dynamic_rows(tmp_path):
+    """One compile, `?` rows: x's VNNI copy zero past M, only M rows added into C; more than
+    8 rows on the AMX kernel of `amx.py`."""
+    w = torch.randn(100, 256, dtype=torch.bfloat16)
+    x = torch.randn(4, 256, dtype=torch.bfloat16)
+    program, text = _compile((x, w), tmp_path, (({0: Dim("m", max=4096)}, {}),))
+    assert "!amx.tile<16x8xf32>" in text
+    for m in (1, 3, 6, 8, 9, 33):
+        x = torch.randn(m, 256, dtype=torch.bfloat16)
+        out = program(x, w)
+        assert out.shape == (m, 100)
+        assert_close_as_eager(out, _linear(x, w), _linear(x.double(), w.double()))
