@@ -21,6 +21,9 @@ from .kernels import Contraction, TripCounts
 
 # one tile: 16 rows of 64 bytes (32 bf16, or 16 f32)
 ROWS, DEPTH = 16, 32
+# columns of a `[k, j]` operand copied per pass down k, a strip per thread at a time (the
+# copy's speed at 1 thread measured the same from 32 columns to the whole width)
+VNNI_STRIP = 256
 
 
 class TileOperands(TripCounts):
@@ -192,9 +195,10 @@ class TileOperands(TripCounts):
         k_extent, n_extent = self.extent(self.c.k), self.extent(free)
         whole = self.c.extents[free] is not None and self.c.extents[free] % ROWS == 0
 
-        def rows(k0: ir.Value, pair: bool) -> None:
-            """Row k0 and (when `pair`) k0 + 1, interleaved, into their tile rows."""
-            j_loop = self.loop(0, n_extent, ROWS)
+        def rows(k0: ir.Value, pair: bool, j0: ir.Value, j_stop: ir.Value) -> None:
+            """Row k0 and (when `pair`) k0 + 1 of columns j0 .. j_stop, interleaved, into
+            their tile rows."""
+            j_loop = scf.ForOp(j0, j_stop, self.index(ROWS))
             with ir.InsertionPoint(j_loop.body):
                 j = j_loop.induction_variable
                 mask = None if whole else vector.create_mask(mask_type, [arith.subi(n_extent, j)])
@@ -212,21 +216,29 @@ class TileOperands(TripCounts):
                 vector.store(vector.interleave(lo, hi), buffer, [*at, self.index(0)])
                 scf.YieldOp([])
 
-        pairs = arith.divui(k_extent, self.index(2))
-        p_loop = self.loop(0, pairs)
-        with ir.InsertionPoint(p_loop.body):
-            rows(arith.muli(p_loop.induction_variable, self.index(2)), True)
-            scf.YieldOp([])
-        odd = self.c.extents[self.c.k]
-        if odd is None or odd % 2:  # the last row of an odd k pairs with the buffer's zeros
-            last = arith.subi(k_extent, self.index(1))
-            is_odd = arith.cmpi(
-                arith.CmpIPredicate.ne, arith.remui(k_extent, self.index(2)), self.index(0)
-            )
-            branch = scf.IfOp(is_odd)
-            with ir.InsertionPoint(branch.then_block):
-                rows(last, False)
+        # strips of columns: each writes its own tiles, so they run on the thread pool
+        strip = VNNI_STRIP
+        strips = scf.ParallelOp([], [self.index(0)], [n_extent], [self.index(strip)], [])
+        body = strips.regions[0].blocks.append(ir.IndexType.get())
+        with ir.InsertionPoint(body):
+            j0 = body.arguments[0]
+            j_stop = arith.minsi(arith.addi(j0, self.index(strip)), n_extent)
+            pairs = arith.divui(k_extent, self.index(2))
+            p_loop = self.loop(0, pairs)
+            with ir.InsertionPoint(p_loop.body):
+                rows(arith.muli(p_loop.induction_variable, self.index(2)), True, j0, j_stop)
                 scf.YieldOp([])
+            odd = self.c.extents[self.c.k]
+            if odd is None or odd % 2:  # the last row of an odd k pairs with the buffer's zeros
+                last = arith.subi(k_extent, self.index(1))
+                is_odd = arith.cmpi(
+                    arith.CmpIPredicate.ne, arith.remui(k_extent, self.index(2)), self.index(0)
+                )
+                branch = scf.IfOp(is_odd)
+                with ir.InsertionPoint(branch.then_block):
+                    rows(last, False, j0, j_stop)
+                    scf.YieldOp([])
+            scf.reduce([], 0)
 
     def _pack_vnni_columns(self, ivs, which: int, free: int, buffer) -> None:
         """`V[j, k]` contiguous along k: 16 rows of j by 32 of k a step. A row's 32 values are

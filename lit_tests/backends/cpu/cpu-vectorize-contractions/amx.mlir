@@ -2,21 +2,26 @@
 // RUN: aten-opt %s -p "cpu-vectorize-contractions{cpu=skylake-avx512},canonicalize,cse" --split-input-file | FileCheck %s --check-prefix=FMA
 
 // bf16 `a @ b` on AMX: A (whole 32 x 32 blocks, contiguous along k) is the row operand read in
-// place; B is copied to blocked VNNI tiles, two rows of k interleaved 16 columns at a time; C's
+// place; B is copied to blocked VNNI tiles, two rows of k interleaved 16 columns at a time; the
+// (column panel, 32 rows) pairs are an scf.parallel (the thread pool shares them out; one
+// panel here, canonicalized away); C's
 // 2 x 2 tiles load from C, go through the k tiles in registers and store back to C.
 // CHECK-LABEL: func.func @mm
 // CHECK: %[[VNNI:.+]] = memref.alloc() : memref<4x2x16x32xbf16>
 // CHECK: vector.interleave {{.*}} : vector<16xbf16> -> vector<32xbf16>
 // CHECK: vector.store {{.*}}, %[[VNNI]]
+// CHECK: scf.parallel (%[[R:.+]]) = (%c0) to (%c64) step (%c32)
+// CHECK: scf.for %{{.+}} = %c0 to %c64 step %c32
 // CHECK-COUNT-4: amx.tile_load %arg2
 // CHECK: scf.for {{.*}} -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>, !amx.tile<16x16xf32>)
-// CHECK-NEXT: amx.tile_load %arg0
+// CHECK-NEXT: amx.tile_load %arg0[%[[R]]
 // CHECK-NEXT: amx.tile_load %arg0
 // CHECK: amx.tile_load %[[VNNI]]
 // CHECK: amx.tile_load %[[VNNI]]
 // CHECK-COUNT-4: amx.tile_mulf
 // CHECK: scf.yield
 // CHECK-COUNT-4: amx.tile_store %arg2
+// CHECK: scf.reduce
 // CHECK: memref.dealloc %[[VNNI]]
 // CHECK-NOT: linalg.matmul
 // FMA-LABEL: func.func @mm
@@ -29,10 +34,35 @@ func.func @mm(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf
 
 // -----
 
+// C zero-filled right before the product (a bf16 mm's f32 accumulator): the result tiles start
+// as tile_zero instead of loads from C, and the fill is dropped (the tiles write all of C).
+// CHECK-LABEL: func.func @mm_zero
+// CHECK: %[[C:.+]] = memref.alloc() : memref<64x64xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: scf.parallel
+// CHECK-NOT: amx.tile_load %[[C]]
+// CHECK-COUNT-4: amx.tile_zero
+// CHECK: scf.for
+// CHECK-COUNT-4: amx.tile_mulf
+// CHECK: scf.yield
+// CHECK-COUNT-4: amx.tile_store %[[C]]
+// FMA-LABEL: func.func @mm_zero
+// FMA-NOT: amx.
+// FMA: vector.fma
+func.func @mm_zero(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>) -> memref<64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  linalg.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
+  return %c : memref<64x64xf32>
+}
+
+// -----
+
 // A Linear with `?` rows: the weight (contiguous along k, the bigger operand) is the row
 // operand, read in place; the `?` rows of x are copied zero-padded to VNNI tiles (16 rows of
 // 32 k a step, masked past the rows and k, as 16 x 16 pairs of k transposed); the result,
-// C transposed, lands in tile-contiguous f32 and is added into C 16 columns at a time, gathered
+// C transposed, lands in tile-contiguous f32 (its tiles start as tile_zero) and is added into C 16 columns at a time, gathered
 // down a tile's column, masked past n.
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[M:.+]] = memref.dim %arg0, %c0 : memref<?x96xbf16>
@@ -43,7 +73,8 @@ func.func @mm(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf
 // CHECK: vector.create_mask
 // CHECK: vector.maskedload %arg0
 // CHECK: vector.store %{{.+}}, %[[VNNI]]
-// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]]
+// CHECK: scf.parallel
+// CHECK: amx.tile_zero
 // CHECK: amx.tile_load %arg1
 // CHECK: amx.tile_load %[[VNNI]]
 // CHECK: amx.tile_mulf

@@ -157,3 +157,95 @@ def test_rows_of_a_dynamic_batch_and_sequence_run_along_the_sequence(tmp_path):
         exact = torch.einsum("bsk,nk->sbn", x.double(), w.double())
         eager = torch.nn.functional.linear(x.transpose(0, 1), w)
         assert_close_as_eager(program(x, w), eager, exact)
+
+
+def _threads(n: int):
+    """torch's thread count, which `aten_mlir_parallel_for` splits the outlined loops over."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(n)
+    return old
+
+
+@requires_amx
+def test_tile_rows_and_panels_run_on_the_thread_pool(tmp_path):
+    """The (column panel, 32 rows) pairs are an scf.parallel that `cpu-parallelize-loops`
+    outlines: the tile loop runs from pool threads (each loads its own tile config), and 2
+    threads give bit for bit the 1-thread result (each tile is summed the same way)."""
+    a = torch.randn(257, 300, dtype=torch.bfloat16)
+    b = torch.randn(300, 520, dtype=torch.bfloat16)
+    program, text = _compile(torch.mm, (a, b), tmp_path)
+    assert "scf.parallel" in text and "amx.tile_mulf" in text
+    loops = (tmp_path / "06-loops.mlir").read_text()
+    outlined = [f for f in loops.split("func.func")[1:] if "_parallel" in f.split("(")[0]]
+    assert any("amx.tile_mulf" in f for f in outlined), "the tile loop was not outlined"
+    old = _threads(1)
+    try:
+        one = program(a, b)
+        _threads(2)
+        two = program(a, b)
+    finally:
+        _threads(old)
+    assert torch.equal(one, two)
+    assert_close_as_eager(two, torch.mm(a, b), a.double() @ b.double())
+
+
+@requires_amx
+@pytest.mark.parametrize("threads", [1, 2])
+def test_dynamic_rows_at_odd_sizes_from_one_compile(tmp_path, threads):
+    """`?` rows of a bf16 mm (the padded copies, the tiles zeroed rather than loaded, the
+    add into C bounded by the runtime extent) at 1 .. 257 rows, on 1 and 2 threads."""
+    rows = Dim("rows", min=1, max=4096)
+    a = torch.randn(40, 67, dtype=torch.bfloat16)
+    b = torch.randn(67, 100, dtype=torch.bfloat16)
+    program, text = _compile(torch.mm, (a, b), tmp_path, dynamic=(({0: rows}, None),))
+    assert "amx.tile_mulf" in text and "amx.tile_zero" in text
+    old = _threads(threads)
+    try:
+        for m in (1, 7, 17, 33, 100, 257):
+            a = torch.randn(m, 67, dtype=torch.bfloat16)
+            assert_close_as_eager(program(a, b), torch.mm(a, b), a.double() @ b.double())
+    finally:
+        _threads(old)
+
+
+@requires_amx
+def test_zero_filled_result_starts_as_zero_tiles(tmp_path):
+    """A bf16 mm's f32 accumulator is zero-filled right before the product: the tiles start as
+    tile_zero and the fill is dropped (the tiles write all of C); the values stay exact."""
+    a = torch.randn(64, 128, dtype=torch.bfloat16)
+    b = torch.randn(128, 96, dtype=torch.bfloat16)
+    program, text = _compile(torch.mm, (a, b), tmp_path)
+    kernel = text[text.index("amx.") - 2000 :]
+    assert "amx.tile_zero" in text and "linalg.fill" not in kernel.split("scf.parallel")[0]
+    assert_close_as_eager(program(a, b), torch.mm(a, b), a.double() @ b.double())
+
+
+FILLED_MM = """
+func.func @mm(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>, %c: memref<64x64xf32>) {{
+  %fill = arith.constant {value} : f32
+  linalg.fill ins(%fill : f32) outs(%c : memref<64x64xf32>)
+  {between}
+  linalg.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>)
+    outs(%c : memref<64x64xf32>)
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "value, between, zero",
+    [
+        ("0.0", "", True),
+        ("1.0", "", False),  # C starts at 1: its tiles load
+        # a write between the fill and the product: C is not known to be zero any more
+        ("0.0", "memref.store %fill, %c[%i, %i] : memref<64x64xf32>", False),
+    ],
+    ids=["zero", "one", "written"],
+)
+def test_result_tiles_start_at_zero_only_after_a_zero_fill(value, between, zero):
+    if between:
+        between = "%i = arith.constant 3 : index\n  " + between
+    text = _vectorized(FILLED_MM.format(value=value, between=between), "sapphirerapids")
+    assert ("amx.tile_zero" in text) == zero, text
+    assert ("linalg.fill" in text) != zero, text
+    assert ("amx.tile_load %arg2" in text) != zero, text
