@@ -34,6 +34,7 @@ from mlir.dialects import arith, linalg, tensor
 from ..ir import walked_ops
 from ..ir.monomials import Mono, divides, mul
 from ..registry import ModulePass, register_pass
+from .full_slices import fold_full_slices
 from .symbolic_dims import first_named, unify_symbolic_dims
 
 _DYN = ir.ShapedType.get_dynamic_size()
@@ -299,6 +300,7 @@ class SplitDynamicExpands(ModulePass):
 
     def run(self, module_op: ir.Operation) -> None:
         unify_symbolic_dims(module_op)  # one size per export symbol: the views' sizes match
+        fold_full_slices(module_op)  # and a slice of a whole fresh tensor is that tensor
         found = [
             op
             for op in walked_ops(module_op)

@@ -152,16 +152,61 @@ func.func @two_batch_symbols(%q: tensor<?x3x?x4xf32> {aten.sizes = ["2*s0", "3",
 // -----
 
 // An insert_slice's sizes are its destination's (GPT-2's v is copied into a fresh tensor
-// before its heads are folded): regrouped, not gathered.
+// before its heads are folded; here into a part of it): regrouped, not gathered.
 // CHECK-LABEL: func.func @inserted
 // CHECK-NOT: linalg.generic
 // CHECK: tensor.collapse_shape %{{.+}} {{\[}}[0, 1], [2], [3]]
-func.func @inserted(%x: tensor<?x4x?x16xf32>, %b: index, %s: index) -> tensor<?x?x16xf32> {
+func.func @inserted(%x: tensor<?x4x?x16xf32>, %b: index, %s: index, %t: index) -> tensor<?x?x16xf32> {
   %c4 = arith.constant 4 : index
   %bh = arith.muli %b, %c4 : index
   %e0 = tensor.empty(%b, %s) : tensor<?x4x?x16xf32>
-  %y = tensor.insert_slice %x into %e0[0, 0, 0, 0] [%b, 4, %s, 16] [1, 1, 1, 1] : tensor<?x4x?x16xf32> into tensor<?x4x?x16xf32>
+  %y = tensor.insert_slice %x into %e0[0, 0, 0, 0] [%b, 4, %t, 16] [1, 1, 1, 1] : tensor<?x4x?x16xf32> into tensor<?x4x?x16xf32>
   %c = tensor.collapse_shape %y [[0, 1, 2, 3]] : tensor<?x4x?x16xf32> into tensor<?xf32>
   %e = tensor.expand_shape %c [[0, 1, 2]] output_shape [%bh, %s, 16] : tensor<?xf32> into tensor<?x?x16xf32>
   return %e : tensor<?x?x16xf32>
+}
+
+// -----
+
+// A copy into the whole of a fresh tensor (slices of its own `?` sizes): the slices fold away,
+// so two such copies do not bufferize to a strided `memref.copy` (a runtime element loop).
+// CHECK-LABEL: func.func @full_slices
+// CHECK-NOT: tensor.extract_slice
+// CHECK-NOT: tensor.insert_slice
+// CHECK: %[[E:.+]] = tensor.empty
+// CHECK: %[[K:.+]] = linalg.copy ins(%arg0 {{.+}} outs(%[[E]]
+// CHECK: %[[V:.+]] = linalg.copy ins(%arg1 {{.+}} outs(%[[E]]
+// CHECK: return %[[K]], %[[V]]
+func.func @full_slices(%k: tensor<?x4x?x16xf32>, %v: tensor<?x4x?x16xf32>, %b: index, %s: index)
+    -> (tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>) {
+  %e = tensor.empty(%b, %s) : tensor<?x4x?x16xf32>
+  %part = tensor.extract_slice %e[0, 0, 0, 0] [%b, 4, %s, 16] [1, 1, 1, 1] : tensor<?x4x?x16xf32> to tensor<?x4x?x16xf32>
+  %k1 = linalg.copy ins(%k : tensor<?x4x?x16xf32>) outs(%part : tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32>
+  %k2 = tensor.insert_slice %k1 into %e[0, 0, 0, 0] [%b, 4, %s, 16] [1, 1, 1, 1] : tensor<?x4x?x16xf32> into tensor<?x4x?x16xf32>
+  %v1 = linalg.copy ins(%v : tensor<?x4x?x16xf32>) outs(%part : tensor<?x4x?x16xf32>) -> tensor<?x4x?x16xf32>
+  %v2 = tensor.insert_slice %v1 into %e[0, 0, 0, 0] [%b, 4, %s, 16] [1, 1, 1, 1] : tensor<?x4x?x16xf32> into tensor<?x4x?x16xf32>
+  return %k2, %v2 : tensor<?x4x?x16xf32>, tensor<?x4x?x16xf32>
+}
+
+// -----
+
+// Sizes that are not the destination's (%t is not %s): the insert stays.
+// CHECK-LABEL: func.func @part_slice
+// CHECK: tensor.insert_slice
+func.func @part_slice(%k: tensor<?x4x?x16xf32>, %b: index, %s: index, %t: index) -> tensor<?x4x?x16xf32> {
+  %e = tensor.empty(%b, %s) : tensor<?x4x?x16xf32>
+  %k2 = tensor.insert_slice %k into %e[0, 0, 0, 0] [%b, 4, %t, 16] [1, 1, 1, 1] : tensor<?x4x?x16xf32> into tensor<?x4x?x16xf32>
+  return %k2 : tensor<?x4x?x16xf32>
+}
+
+// -----
+
+// A whole insert of a value whose sizes are not known as the destination's (an argument):
+// kept, as its result is what tells later views the sizes.
+// CHECK-LABEL: func.func @whole_argument
+// CHECK: tensor.insert_slice
+func.func @whole_argument(%k: tensor<?x4x?x16xf32>, %b: index, %s: index) -> tensor<?x4x?x16xf32> {
+  %e = tensor.empty(%b, %s) : tensor<?x4x?x16xf32>
+  %k2 = tensor.insert_slice %k into %e[0, 0, 0, 0] [%b, 4, %s, 16] [1, 1, 1, 1] : tensor<?x4x?x16xf32> into tensor<?x4x?x16xf32>
+  return %k2 : tensor<?x4x?x16xf32>
 }
