@@ -11,7 +11,7 @@ keeps one f32 vector of partial sums each across k, reduced across lanes once at
 C, as the FMA dot kernel does. Remainders: a static k tail is one masked step, zero padded
 (0 * 0 adds nothing); a static column rest is a smaller block.
 
-On an AMX-BF16 target the columns in whole blocks of 48 weight rows run on tiles instead
+On an AMX-BF16 target the columns in whole blocks of 16 weight rows run on tiles instead
 (`narrow_tiles`: tdpbf16ps takes 16 weight rows x 32 k against all 8 rows of x at once, so the
 weight's stream bounds it at any M); this kernel keeps the last columns, and every column when
 k is not a multiple of 32.
@@ -105,7 +105,10 @@ class NarrowDot(KernelEmitter):
     def __init__(self, c: Contraction, types, blocks: Blocking, fallback=None, cpu=""):
         super().__init__(c, types, blocks)
         self.fallback = fallback
-        self.tiles = tiles_fit(self) and amx_enabled() and cpu_target(cpu or None).amx_bf16
+        # one row: the pair dots keep up with the weight's stream (1-10% ahead of the tiles)
+        one_row = c.extents[c.m] == 1
+        self.tiles = not one_row and tiles_fit(self) and amx_enabled()
+        self.tiles = self.tiles and cpu_target(cpu or None).amx_bf16
         self.bf16 = ir.BF16Type.get()
         self.pairs = ir.VectorType.get([2 * self.lanes], self.bf16)
         self.pair_mask = ir.VectorType.get([2 * self.lanes], ir.IntegerType.get_signless(1))
