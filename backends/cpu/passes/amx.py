@@ -32,6 +32,7 @@ from mlir.dialects import arith, memref, scf, vector
 from aten_mlir.backends.cpu.target import cpu_target
 
 from .amx_pack import DEPTH, ROWS, TileOperands
+from .amx_result import ResultRows
 from .kernels import Contraction
 
 # the result is computed 2 x 2 tiles at a time
@@ -137,6 +138,14 @@ class AmxEmitter(TileOperands):
         self.row, self.vnni = self._roles()
         self.rows_in_place = self._rows_in_place()
         self.c_in_place = self._c_in_place()
+        # else, C contiguous along n: each block's tiles are added into C after its k loop
+        # (the whole k in registers) instead of through a result buffer the size of C
+        self.rows_into_c = (
+            not self.c_in_place
+            and _flag("ROWS_INTO_C", "1") != "0"
+            and _k_last(c.index[2], c.n, c.m)
+            and _unit_stride(c.c)
+        )
         # the result starts at zero: its tiles start as tile_zero, not loads (and, in C,
         # the fill is dropped: the kernel writes every element)
         self.zero_fill = _zero_fill(c) if self.c_in_place and self._no_outer_sums() else None
@@ -188,7 +197,7 @@ class AmxEmitter(TileOperands):
         self.vnni_buffer = self.tiles_buffer(vnni_dim, BLOCK)
         self.rows_buffer = None if self.rows_in_place else self.tiles_buffer(row_dim, BLOCK)
         self.out = None
-        if not self.c_in_place:
+        if not (self.c_in_place or self.rows_into_c):
             # [r / 16][v / 16][16][16]: each result tile's 1 KiB contiguous
             shape = [self.count(row_dim, BLOCK), self.count(vnni_dim, BLOCK), ROWS, ROWS]
             shape = [
@@ -282,27 +291,35 @@ class AmxEmitter(TileOperands):
         with ir.InsertionPoint(body):
             p_stop = arith.minsi(arith.addi(p0, self.index(step)), self._v(vp))
             depths = int(_flag("DEPTHS", str(DEPTHS)))
+            into_c = None
+            if self.rows_into_c:  # the whole k per block; a 2 x 2 tiles' scratch per thread
+                depths = kp if isinstance(kp, int) else 1 << 40  # k_stop: min(k0 + 2^40, kp)
+                t = ir.MemRefType.get([4, ROWS, ROWS], self.f32)
+                into_c = (ResultRows(self, ivs), memref.alloc(t, [], []))
 
             def chunk(k0, first: bool) -> None:
                 k_stop = arith.minsi(arith.addi(k0, self.index(depths)), self._v(kp))
                 v_loop = scf.ForOp(p0, p_stop, self.index(BLOCK))
                 with ir.InsertionPoint(v_loop.body):
                     zero = first and self.zero_start
-                    self._block(ivs, r0, v_loop.induction_variable, (k0, k_stop), zero)
+                    v0 = v_loop.induction_variable
+                    self._block(ivs, r0, v0, (k0, k_stop), zero, into_c)
                     scf.YieldOp([])
 
             # the first chunk peeled: its result tiles may start at zero
             chunk(self.index(0), True)
-            if not isinstance(kp, int) or kp > depths:
+            if into_c is None and (not isinstance(kp, int) or kp > depths):
                 chunks = self.loop(depths, kp, depths)
                 with ir.InsertionPoint(chunks.body):
                     chunk(chunks.induction_variable, False)
                     scf.YieldOp([])
+            if into_c is not None:
+                memref.dealloc(into_c[1])
             scf.YieldOp([]) if serial else scf.reduce([], 0)
 
-    def _block(self, ivs, r0, v0, k_range, zero: bool) -> None:
+    def _block(self, ivs, r0, v0, k_range, zero: bool, into_c=None) -> None:
         """2 x 2 result tiles at (r0, v0), loaded (`zero`: zeroed), added k_range's
-        products, stored."""
+        products, stored (`into_c`: to a scratch, then added into C)."""
 
         def at(r, v):
             return self._result_at(ivs, r, v)
@@ -334,6 +351,13 @@ class AmxEmitter(TileOperands):
                         ).result
                     )
             scf.YieldOp(out)
+        if into_c is not None:
+            rows, scratch = into_c
+            for t, tile in enumerate(k_loop.results):
+                self._store(scratch, [self.index(t), self.index(0), self.index(0)], tile)
+            for t, (r, v) in enumerate(corners):
+                rows.add(scratch, t, r, v)
+            return
         for (r, v), tile in zip(corners, k_loop.results):
             self._store(*at(r, v), tile)
 

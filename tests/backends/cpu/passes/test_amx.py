@@ -191,19 +191,25 @@ def test_tile_rows_and_panels_run_on_the_thread_pool(tmp_path):
 
 @requires_amx
 @pytest.mark.parametrize("threads", [1, 2])
-def test_dynamic_rows_at_odd_sizes_from_one_compile(tmp_path, threads):
-    """`?` rows of a bf16 mm (the padded copies, the tiles zeroed rather than loaded, the
-    add into C bounded by the runtime extent) at 1 .. 257 rows, on 1 and 2 threads."""
+@pytest.mark.parametrize("fn", [torch.mm, _linear], ids=["mm", "linear"])
+def test_dynamic_rows_at_odd_sizes_from_one_compile(tmp_path, fn, threads):
+    """`?` rows of a bf16 mm or Linear (the padded copies, the tiles zeroed rather than
+    loaded, each block added into C, transposed for the Linear whose weight is the row
+    operand, bounded by the runtime extents) at 1 .. 257 rows, on 1 and 2 threads."""
     rows = Dim("rows", min=1, max=4096)
     a = torch.randn(40, 67, dtype=torch.bfloat16)
     b = torch.randn(67, 100, dtype=torch.bfloat16)
-    program, text = _compile(torch.mm, (a, b), tmp_path, dynamic=(({0: rows}, None),))
+    if fn is _linear:
+        b = b.t().contiguous()
+    program, text = _compile(fn, (a, b), tmp_path, dynamic=(({0: rows}, None),))
     assert "amx.tile_mulf" in text and "amx.tile_zero" in text
+    assert "memref<4x16x16xf32>" in text  # the tiles of a block, on their way into C
     old = _threads(threads)
     try:
         for m in (1, 7, 17, 33, 100, 257):
             a = torch.randn(m, 67, dtype=torch.bfloat16)
-            assert_close_as_eager(program(a, b), torch.mm(a, b), a.double() @ b.double())
+            exact = fn(a.double(), b.double())
+            assert_close_as_eager(program(a, b), fn(a, b), exact)
     finally:
         _threads(old)
 
