@@ -31,9 +31,9 @@ from aten_mlir.passes.linalg.generalize_products import NAMED_PRODUCTS
 from aten_mlir.passes.registry import ModulePass, option, register_pass
 
 from .amx import amx_emitter
-from .conv import im2col_emitter
+from .conv import Im2colEmitter, im2col_emitter
 from .dot_kernel import DotKernel
-from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride
+from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride, zero_fill_before
 from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
 
@@ -258,6 +258,7 @@ class VectorizeContractions(ModulePass):
         with module_op.context:
             for c in found:
                 types = [_memref(v) for v in c.op.operands]
+                fill = zero_fill_before(c)  # before the emitters add ops in between
                 with c.op.location, ir.InsertionPoint(c.op):
                     emitter = (
                         im2col_emitter(c.op, types, blocks)
@@ -265,7 +266,9 @@ class VectorizeContractions(ModulePass):
                         or amx_emitter(c, types, self.cpu)
                     )
                     kernel = DotKernel if c.kernel == "dot" else OuterKernel
-                    (emitter or kernel(c, types, blocks)).emit()
+                    emitter = emitter or kernel(c, types, blocks)
+                    _fold_zero_fill(fill, emitter)
+                    emitter.emit()
                 c.op.erase()
 
 
@@ -273,3 +276,18 @@ def _blocking(cpu: str) -> Blocking:
     """The register blocks of `cpu`'s vector width (an -mcpu name; '' the build's CPU): 8 x 2
     zmm on AVX-512, 6 x 2 ymm on AVX2 rather than 512-bit code split in halves."""
     return blocking_for(cpu_target(cpu or None).vector_bytes)
+
+
+def _fold_zero_fill(fill: ir.Operation | None, emitter) -> None:
+    """Drops the zero fill of C before a product our FMA kernels write whole: their first k
+    block starts from zeros instead of loading C (a pass over C less: 14% of q @ k.T S=384).
+    Only when every C element is written in that block: k static (a `?` k may be 0 at run
+    time) and no reduction dim among the loops around the kernel (a conv's window)."""
+    if fill is None or type(emitter) not in (OuterKernel, DotKernel, Im2colEmitter):
+        return
+    k = emitter.c
+    c_dims = {d for form in k.index[2] for d, _ in form}
+    if k.extents[k.k] is None or any(d not in c_dims for d in k.outer):
+        return
+    emitter.c_starts_zero = True
+    fill.erase()

@@ -58,6 +58,8 @@ class Im2colEmitter(OuterKernel):
     """The `packed` outer kernel whose pack step is im2col of one batch element; its dims are 0
     batch, 1 filter (m), 2 output pixel (n), 3 (channel, kh, kw) (k)."""
 
+    PANELS_FROM_ROWS = False  # its pack is im2col, into [k, n]
+
     def __init__(self, op: ir.Operation, types: list[ir.MemRefType], extents, blocking: Blocking):
         image, weight, out = op.operands
         n, f, p, k = extents

@@ -111,11 +111,12 @@ class DotKernel(KernelEmitter):
                 for i in range(rows):
                     for j in range(cols):
                         indices = self._at(2, at, {c.m: i, c.n: j})
+                        start = None if self.c_starts_zero else self._load_scalar(c.c, indices)
                         total = vector.reduction(
                             self.element,
                             _add_kind(),
                             accs[i * cols + j],
-                            acc=self._load_scalar(c.c, indices),
+                            acc=start,
                             fastmath=_reassoc(),
                         )
                         self._store_scalar(total, c.c, indices)

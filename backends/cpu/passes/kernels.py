@@ -72,6 +72,43 @@ class Contraction:
     sizes: tuple[tuple[ir.Value, int], ...] = ()
 
 
+# ops that may sit between C's zero fill and the contraction: they write no memory
+_WRITES_NOTHING = (
+    "arith.",
+    "memref.alloc",
+    "memref.dim",
+    "memref.subview",
+    "memref.cast",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.reinterpret_cast",
+)
+
+
+def zero_fill_before(c: Contraction) -> ir.Operation | None:
+    """The `linalg.fill` of +0.0 into exactly C (the op's output) before the contraction, with
+    only ops that write no memory between them (a write through a view of C would not name C),
+    or None. +0.0 only: a sum started from +0.0 is what the fill and then the kernel give."""
+    found = None
+    for op in c.op.block.operations:
+        op = op.operation
+        if op == c.op:
+            return found
+        if op.name == "linalg.fill" and op.operands[1] == c.op.operands[2]:
+            found = op if _is_plus_zero(op.operands[0]) else None
+        elif not op.name.startswith(_WRITES_NOTHING):
+            found = None
+    return None
+
+
+def _is_plus_zero(v: ir.Value) -> bool:
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        return False
+    value = owner.attributes["value"]
+    return isinstance(value, ir.FloatAttr) and str(value)[0] != "-" and value.value == 0.0
+
+
 def accumulator_type(element: ir.Type) -> ir.Type:
     """The type the fmas run in: f32 or f64 as they are, f32 for bf16/f16."""
     return element if isinstance(element, (ir.F32Type, ir.F64Type)) else ir.F32Type.get()
@@ -118,6 +155,9 @@ class KernelEmitter(TripCounts):
         self.vector = ir.VectorType.get([self.lanes], self.element)
         self.mask_type = ir.VectorType.get([self.lanes], ir.IntegerType.get_signless(1))
         self._zeros: dict[str, ir.Value] = {}
+        # C is all zeros before the kernel (its fill folded in): the first k block starts from
+        # zeros instead of loading C
+        self.c_starts_zero = False
         super().__init__(c, arith.constant(self.element, 0.0))
         self.zeros = self._zeros_of(self.element)
 
@@ -151,7 +191,7 @@ class KernelEmitter(TripCounts):
 
     def emit(self) -> None:
         self.b, self.b_index = self.c.b, self.c.index[1]
-        if self.c.kernel == "packed":
+        if self.c.kernel == "packed" and self._copies_b_t():
             # B^T, reused by every trip of the loops around the kernel
             c = self.c
             shape = [c.extents[c.k], c.extents[c.n]]
@@ -162,6 +202,10 @@ class KernelEmitter(TripCounts):
             memref.dealloc(packed)
         else:
             self._outer_loops(list(self.c.outer), {})
+
+    def _copies_b_t(self) -> bool:
+        """A `packed` kernel first copies B^T whole (per trip of the outer loops) as [k, n]."""
+        return True
 
     def _outer_loops(self, dims, ivs, packed=None):
         if not dims:

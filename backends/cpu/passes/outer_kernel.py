@@ -23,21 +23,34 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
 from .kernels import MASKED, ONE_ROW, KernelEmitter, lane_stride
+from .transposed_panels import pack_panels_from_rows
 
 # Rows of C from which copying B into panels pays (the copy is one load and store per element,
 # the kernel then does `rows` fmas per element)
 PANEL_MIN_ROWS = 64
+# Prefetch the next tile's C rows (see OuterKernel._prefetch_next_c)
+PREFETCH_C = True
 
 
 class OuterKernel(KernelEmitter):
     """C[m, n] += sum over k of A[m, k] * B[k, n], lanes along n."""
 
-    def _kernel(self, ivs):
+    # A `packed` kernel (B's lanes along k) copies its panels straight from B's rows
+    PANELS_FROM_ROWS = True
+
+    def _on_panels_path(self) -> bool:
         rows = self.c.extents[self.c.m]
-        if rows is not None and rows < PANEL_MIN_ROWS:
-            self._in_place(ivs)
-        else:
+        return rows is None or rows >= PANEL_MIN_ROWS
+
+    def _copies_b_t(self) -> bool:
+        # panels transposed from B's rows need no B^T copy first (one copy, not two)
+        return not (self.PANELS_FROM_ROWS and self._on_panels_path())
+
+    def _kernel(self, ivs):
+        if self._on_panels_path():
             self._on_panels(ivs)
+        else:
+            self._in_place(ivs)
 
     def _in_place(self, ivs):
         c, blocks = self.c, self.blocks
@@ -64,9 +77,11 @@ class OuterKernel(KernelEmitter):
         n_parts = self._parts(c.n, nr, MASKED)
         # a static k or n shorter than the block: the copy no bigger than B
         k, n = self.c.extents[c.k], self.c.extents[c.n]
+        # k rounded up to whole vectors: a transposed pack stores L rows of k at a time
+        k_rows = blocks.block_k if k is None else min(blocks.block_k, k)
         shape = [
             blocks.block_n // nr if n is None else min(blocks.block_n // nr, -(-n // nr)),
-            blocks.block_k if k is None else min(blocks.block_k, k),
+            -(-k_rows // self.lanes) * self.lanes,
             nr,
         ]
         m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(blocks.panel_m))
@@ -78,7 +93,10 @@ class OuterKernel(KernelEmitter):
                     # private to the n block: the m and n blocks stay independent
                     panels = memref.alloc(ir.MemRefType.get(shape, self.element), [], [])
                     at = (m0.induction_variable, n0.induction_variable, k0.induction_variable)
-                    self._pack_panels(ivs, panels, at[1], at[2], nr)
+                    if self.c.kernel == "packed" and self.PANELS_FROM_ROWS:
+                        pack_panels_from_rows(self, ivs, panels, at[1], at[2], nr)
+                    else:
+                        self._pack_panels(ivs, panels, at[1], at[2], nr)
                     for n_part in n_parts:
                         for m_part in m_parts:
                             self._tile(ivs, at, m_part, n_part, panels)
@@ -136,12 +154,10 @@ class OuterKernel(KernelEmitter):
             else:
                 widths = [min(self.lanes, cols - j) for j in range(0, cols, self.lanes)]
             at = {**ivs, c.m: m, c.n: n}
+            if panels is not None and PREFETCH_C:
+                self._prefetch_next_c(at, rows, len(widths))
             b_lanes = self._b_lanes(at, widths, bn, bk, panels)
-            accs = [
-                self._load_lanes(c.c, self._at(2, at, {c.m: i, c.n: j * self.lanes}), w)
-                for i in range(rows)
-                for j, w in enumerate(widths)
-            ]
+            accs = self._c_tile(at, rows, widths, bk)
             k_stop = arith.minsi(arith.addi(bk, self.index(self.blocks.block_k)), self.extent(c.k))
             k_loop = scf.ForOp(bk, k_stop, self.index(1), accs)
             with ir.InsertionPoint(k_loop.body):
@@ -162,6 +178,40 @@ class OuterKernel(KernelEmitter):
         for which in ("n", "m") if panels is None else ("m", "n"):
             with ir.InsertionPoint(loops[which].body):
                 scf.YieldOp([])
+
+    def _c_tile(self, at, rows, widths, bk) -> list[ir.Value]:
+        """The tile's accumulators at the start of k block `bk`: C's values, or zeros in the
+        first block when C starts zero (its fill folded in)."""
+        c = self.c
+
+        def load():
+            return [
+                self._load_lanes(c.c, self._at(2, at, {c.m: i, c.n: j * self.lanes}), w)
+                for i in range(rows)
+                for j, w in enumerate(widths)
+            ]
+
+        if not self.c_starts_zero:
+            return load()
+        first = arith.cmpi(arith.CmpIPredicate.eq, bk, self.index(0))
+        branch = scf.IfOp(first, [self.vector] * (rows * len(widths)), has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([self.zeros] * (rows * len(widths)))
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp(load())
+        return list(branch.results)
+
+    def _prefetch_next_c(self, at, rows, vectors):
+        """Prefetches the C rows of the next tile down (its rows clamped to the last row, so
+        every address is in C): C rows are a row of C apart and were last touched a whole n
+        block ago, so the tile's first fmas otherwise wait on L2/L3 misses (~15% of mm 1024^3)."""
+        c = self.c
+        last = arith.subi(self.extent(c.m), self.index(1))
+        for i in range(rows):
+            row = arith.minsi(arith.addi(at[c.m], self.index(rows + i)), last)
+            for j in range(vectors):
+                indices = self._at(2, {**at, c.m: row}, {c.n: j * self.lanes})
+                memref.prefetch(c.c, indices, False, 3, True)
 
     def _b_lanes(self, at, widths, bn, bk, panels):
         """A function of the k step's indices giving the tile's vectors of B."""

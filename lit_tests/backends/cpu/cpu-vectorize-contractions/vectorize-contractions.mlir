@@ -139,17 +139,19 @@ func.func @narrow_conv(%x: memref<1x3x6x6xf32>, %w: memref<8x3x3x3xf32>, %y: mem
 
 // -----
 
-// Attention scores (k, the head dim, short next to the rows): B is copied once per batch as
-// [k, n] and the outer-product kernel runs on the copy, with no reductions across lanes.
+// Attention scores (k, the head dim, short next to the rows): the outer-product kernel, with
+// no reductions across lanes, on panels copied straight from k's rows: 16 rows x 16 lanes of
+// k loaded (masked at the ends), transposed in registers by shuffles, stored as panel rows.
 // CHECK-LABEL: func.func @scores
-// CHECK: %[[BT:.+]] = memref.alloc() : memref<16x64xf32>
 // CHECK: scf.for %[[B:.+]] = %c0 to %c2 step %c1
-// CHECK: memref.load %arg1[%[[B]], {{.*}}] : memref<2x64x16xf32>
-// CHECK-NEXT: memref.store {{.*}}, %[[BT]]
-// CHECK: vector.load %[[BT]]
+// CHECK: %[[P:.+]] = memref.alloc() : memref<2x16x32xf32>
+// CHECK: vector.load %arg1[%[[B]], {{.*}}] : memref<2x64x16xf32>, vector<16xf32>
+// CHECK: vector.maskedload %arg1[%[[B]], {{.*}} : memref<2x64x16xf32>
+// CHECK: vector.shuffle {{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+// CHECK: vector.store {{.*}}, %[[P]]
 // CHECK: vector.fma
 // CHECK-NOT: vector.reduction
-// CHECK: memref.dealloc %[[BT]]
+// CHECK: memref.dealloc %[[P]]
 #q = affine_map<(b, i, j, d) -> (b, i, d)>
 #k = affine_map<(b, i, j, d) -> (b, j, d)>
 #s = affine_map<(b, i, j, d) -> (b, i, j)>

@@ -38,9 +38,12 @@ def test_a_plain_product_is_the_outer_product_kernel(shape, dtype, tmp_path):
 
 
 def _transposed_kernel(m: int, k: int) -> str:
-    """The dot kernel, unless k is short next to m: then B is copied as [k, n] for the outer
-    kernel, which needs no reduction across lanes."""
-    return "vector.broadcast" if k < 3 * m else "vector.reduction"
+    """The dot kernel, unless k is short next to m: then the outer kernel, which needs no
+    reduction across lanes, on B copied as [k, n] (under 64 rows) or on panels transposed from
+    B's rows in registers (vector.shuffle)."""
+    if k >= 3 * m:
+        return "vector.reduction"
+    return "vector.shuffle" if m >= 64 else "vector.broadcast"
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=str)
@@ -194,3 +197,41 @@ def test_a_few_rows_are_one_dot_block(m, tmp_path):
     # m x (4 or 2) accumulators in the k loop
     cols = 4 if m == 5 else 2
     assert f"-> ({', '.join(['vector<16xf32>'] * (m * cols))})" in ir_text
+
+
+@pytest.mark.parametrize("m", [64, 100, 257])
+@pytest.mark.parametrize("k_n", [(1, 1), (7, 33), (17, 257), (33, 7), (100, 17)], ids=str)
+def test_panels_transposed_from_b_rows(m, k_n, tmp_path):
+    """`q @ k.T` with k short next to m: panels copied from k's rows by 16 x 16 register
+    transposes; odd n and k end in masked blocks (rows past n read nothing)."""
+    k, n = k_n
+    q, kt = torch.randn(2, m, k), torch.randn(2, n, k)
+    _check(lambda q, kt: q @ kt.transpose(-1, -2), (q, kt), tmp_path, "vector.shuffle")
+
+
+@pytest.mark.parametrize(
+    "fn, shapes",
+    [
+        (torch.mm, [(33, 257), (257, 17)]),
+        (lambda x, w: x @ w.t(), [(7, 300), (33, 300)]),  # the dot kernel
+        (lambda q, k: q @ k.transpose(-1, -2), [(2, 100, 17), (2, 33, 17)]),  # panels
+    ],
+    ids=["outer", "dot", "panels"],
+)
+def test_zero_fill_of_c_is_folded_into_the_kernel(fn, shapes, tmp_path):
+    """C's zero fill before the product is dropped: the first k block starts from zeros."""
+    args = [torch.randn(*s) for s in shapes]
+    program, ir_text = _compiled(fn, *args, tmp_path=tmp_path)
+    torch.testing.assert_close(program(*args), fn(*args), rtol=1e-4, atol=1e-4)
+    assert "linalg.fill" not in ir_text
+
+
+def test_a_conv_keeps_its_zero_fill(tmp_path):
+    """The direct conv kernel loops over the window outside the kernel (sums across trips), so
+    C is not written whole in one k block: the fill stays."""
+    x, w = torch.randn(1, 5, 40, 40), torch.randn(6, 5, 3, 3)
+    program, ir_text = _compiled(torch.nn.functional.conv2d, x, w, tmp_path=tmp_path)
+    torch.testing.assert_close(
+        program(x, w), torch.nn.functional.conv2d(x, w), rtol=1e-4, atol=1e-4
+    )
+    assert "linalg.fill" in ir_text
