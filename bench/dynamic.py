@@ -66,6 +66,30 @@ def _layer() -> Workload:
     )
 
 
+def _encoder_layer() -> Workload:
+    """torch's own `nn.TransformerEncoderLayer` (nn.MultiheadAttention): its q/k/v heads views
+    and batched products see the batch of two tensors, one size only through export's symbol."""
+
+    def build():
+        layer = torch.nn.TransformerEncoderLayer(256, 8, 1024, dropout=0.0, batch_first=True)
+        return layer.eval(), (torch.randn(2, 16, 256),)
+
+    def sizes():
+        return [(f"b{b} s{s}", (torch.randn(b, s, 256),)) for b, s in ((1, 77), (3, 33), (4, 128))]
+
+    def shapes():
+        batch, seq = _batch_seq()
+        return ({0: batch, 1: seq},)
+
+    return Workload(
+        "dyn_encoder_layer",
+        seeded(build),
+        "flops",
+        group="dynamic",
+        dynamic=Dynamic(shapes, seeded(sizes)),
+    )
+
+
 def _convnet() -> Workload:
     def build():
         return cnn.resnet18((32, 64, 128, 256), classes=10), (torch.randn(2, 3, 64, 64),)
@@ -106,4 +130,12 @@ def _zoo(name: str) -> Workload:
     return Workload(f"dyn_{name}", build, "time", group="dynamic", dynamic=Dynamic(shapes, sizes))
 
 
-WORKLOADS = [_mlp(), _attention(), _layer(), _convnet(), _zoo("bert"), _zoo("gpt2")]
+WORKLOADS = [
+    _mlp(),
+    _attention(),
+    _layer(),
+    _encoder_layer(),
+    _convnet(),
+    _zoo("bert"),
+    _zoo("gpt2"),
+]
