@@ -9,13 +9,18 @@ product may be the row operand; we take the bigger one that has k contiguous (a 
   blocked zero-padded tiles (`amx_pack`);
 - the VNNI operand: copied to blocked zero-padded VNNI tiles (`amx_pack`);
 - the product: 2 x 2 f32 tiles (4 of the 8 tile registers, 2 row and 2 VNNI tiles beside
-  them) across the k tiles. They load from and store to C itself when C is `[m, n]` in whole
-  blocks with the rows being m (C holds the accumulator's initial value: the kernels add into
-  C); else to a zeroed tile-contiguous f32 buffer then added into C 16 lanes at a time
-  (gathered down tile columns when the rows are n, a Linear's weight).
+  them) across the k tiles. They start as `tile_zero` when C was zero-filled right before
+  (the fill is then dropped), else load from C, and store to C itself when C is `[m, n]` in
+  whole blocks with the rows being m (C holds the accumulator's initial value: the kernels
+  add into C); else, C contiguous along n, each block's tiles go through a 4-tile scratch
+  and are added into C's rows (`amx_result`, transposed when the rows are n, a Linear's
+  weight); else through a result buffer added into C element by element.
 Zero padding to whole 32 x 32 blocks makes every remainder, static or `?`, exact without
-masks in the tile loop. Loops around the kernel (batch, heads) are plain `scf.for`s. The loop
-blocking (column panels, k chunks) is a first cut measured on a loaded 2-core machine.
+masks in the tile loop. Loops around the kernel (batch, heads) are plain `scf.for`s; the
+(column panel, 32 rows) pairs inside are an `scf.parallel` that `cpu-parallelize-loops` runs
+on the thread pool (the tile config is loaded per function, so each outlined body has its
+own `ldtilecfg`; the tile permission is per process). The loop blocking (column panels,
+k chunks) was measured on a loaded 2-core machine (the amx and amx2 notes).
 
 Linux grants the tile state per process (`target.request_amx`); `CpuTarget.amx_bf16` asks for
 it, and the native loader opens a library with tile instructions only once it is granted.
@@ -27,7 +32,7 @@ from __future__ import annotations
 import os
 
 from mlir import ir
-from mlir.dialects import arith, memref, scf, vector
+from mlir.dialects import arith, memref, scf
 
 from aten_mlir.backends.cpu.target import cpu_target
 
@@ -141,10 +146,7 @@ class AmxEmitter(TileOperands):
         # else, C contiguous along n: each block's tiles are added into C after its k loop
         # (the whole k in registers) instead of through a result buffer the size of C
         self.rows_into_c = (
-            not self.c_in_place
-            and _flag("ROWS_INTO_C", "1") != "0"
-            and _k_last(c.index[2], c.n, c.m)
-            and _unit_stride(c.c)
+            not self.c_in_place and _k_last(c.index[2], c.n, c.m) and _unit_stride(c.c)
         )
         # the result starts at zero: its tiles start as tile_zero, not loads (and, in C,
         # the fill is dropped: the kernel writes every element)
@@ -362,11 +364,10 @@ class AmxEmitter(TileOperands):
             self._store(*at(r, v), tile)
 
     def _add_into_c(self, ivs) -> None:
-        """C[m, n] += the result at (r, v) over the valid extents (C, or C transposed)."""
+        """C[m, n] += the result buffer at (r, v), element by element (C not contiguous
+        along n; else each block's tiles went into C from `_block`)."""
         c = self.c
         r_dim, v_dim = self.row[1], self.vnni[1]
-        if _k_last(c.index[2], c.n, c.m) and _unit_stride(c.c):
-            return self._add_rows_into_c(ivs, transposed=r_dim != c.m)
         r_loop = self.loop(0, self.extent(r_dim))
         with ir.InsertionPoint(r_loop.body):
             v_loop = self.loop(0, self.extent(v_dim))
@@ -378,45 +379,3 @@ class AmxEmitter(TileOperands):
                 memref.store(arith.addf(memref.load(c.c, indices), value), c.c, indices)
                 scf.YieldOp([])
             scf.YieldOp([])
-
-    def _add_rows_into_c(self, ivs, transposed: bool) -> None:
-        """C contiguous along n: 16 of a row of C a step, masked past n's extent. The result
-        is C's rows (a tile row, loaded), or its columns (a tile column, gathered)."""
-        c = self.c
-        row = ir.VectorType.get([ROWS], self.f32)
-        mask_type = ir.VectorType.get([ROWS], ir.IntegerType.get_signless(1))
-        n = self.extent(c.n)
-        out = self.out
-        if transposed:  # [n / 16][m / 16][n % 16 * 16 + m % 16]
-            t = ir.MemRefType(out.type)
-            shape = [*t.shape[:2], ROWS * ROWS]
-            out = memref.collapse_shape(ir.MemRefType.get(shape, self.f32), out, [[0], [1], [2, 3]])
-        m_loop = self.loop(0, self.extent(c.m))
-        with ir.InsertionPoint(m_loop.body):
-            n_loop = self.loop(0, n, ROWS)
-            with ir.InsertionPoint(n_loop.body):
-                m, j = m_loop.induction_variable, n_loop.induction_variable
-                indices = self.at(2, {**ivs, c.m: m, c.n: j})
-                m_tile, m_in = self._split(m, ROWS)
-                j_tile = arith.divui(j, self.index(ROWS))
-                mask = vector.create_mask(mask_type, [arith.subi(n, j)])
-                if transposed:
-                    value = vector.gather(
-                        row, out, [j_tile, m_tile, m_in], self._columns(), mask, self._zeros(row)
-                    )
-                else:
-                    value = vector.load(row, out, [m_tile, j_tile, m_in, self.index(0)])
-                old = vector.maskedload(row, c.c, indices, mask, self._zeros(row))
-                vector.maskedstore(c.c, indices, mask, arith.addf(old, value))
-                scf.YieldOp([])
-            scf.YieldOp([])
-
-    def _columns(self) -> ir.Value:
-        """[0, 16, 32, ...]: a tile's column, from its first element."""
-        t = ir.VectorType.get([ROWS], ir.IntegerType.get_signless(32))
-        values = [ir.IntegerAttr.get(t.element_type, i * ROWS) for i in range(ROWS)]
-        return arith.constant(t, ir.DenseElementsAttr.get(values, type=t), ip=self._top)
-
-    def _zeros(self, t: ir.VectorType) -> ir.Value:
-        zero = ir.FloatAttr.get(t.element_type, 0.0)
-        return arith.constant(t, ir.DenseElementsAttr.get_splat(t, zero), ip=self._top)
