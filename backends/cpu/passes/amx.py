@@ -148,10 +148,10 @@ class AmxEmitter(TileOperands):
         self.rows_into_c = (
             not self.c_in_place and _k_last(c.index[2], c.n, c.m) and _unit_stride(c.c)
         )
-        # the result starts at zero: its tiles start as tile_zero, not loads (and, in C,
-        # the fill is dropped: the kernel writes every element)
-        self.zero_fill = _zero_fill(c) if self.c_in_place and self._no_outer_sums() else None
-        self.zero_start = self.zero_fill is not None or not self.c_in_place
+        # C zero-filled right before: the fill is dropped (the kernel writes every element),
+        # the tiles start as tile_zero, not loads, and rows go into C stored, not added
+        writes_c = (self.c_in_place or self.rows_into_c) and _flag("ZERO_FILL", "1") != "0"
+        self.zero_fill = _zero_fill(c) if writes_c and self._no_outer_sums() else None
 
     def _roles(self):
         """The row operand: the bigger input contiguous along k (read in place when it can
@@ -195,6 +195,11 @@ class AmxEmitter(TileOperands):
 
     # -- the nest ------------------------------------------------------------------------------
     def emit(self) -> None:
+        if ir.InsertionPoint.current.block != self.c.op.operation.block:
+            # a branch of another kernel's test (narrow_dot's few `?` rows): the other branch
+            # adds into the zero-filled C too, so the fill stays and the tiles start from C
+            self.zero_fill = None
+        self.zero_start = self.zero_fill is not None or not self.c_in_place
         row_dim, vnni_dim = self.row[1], self.vnni[1]
         self.vnni_buffer = self.tiles_buffer(vnni_dim, BLOCK)
         self.rows_buffer = None if self.rows_in_place else self.tiles_buffer(row_dim, BLOCK)
@@ -297,7 +302,8 @@ class AmxEmitter(TileOperands):
             if self.rows_into_c:  # the whole k per block; a 2 x 2 tiles' scratch per thread
                 depths = kp if isinstance(kp, int) else 1 << 40  # k_stop: min(k0 + 2^40, kp)
                 t = ir.MemRefType.get([4, ROWS, ROWS], self.f32)
-                into_c = (ResultRows(self, ivs), memref.alloc(t, [], []))
+                rows = ResultRows(self, ivs, overwrite=self.zero_fill is not None)
+                into_c = (rows, memref.alloc(t, [], []))
 
             def chunk(k0, first: bool) -> None:
                 k_stop = arith.minsi(arith.addi(k0, self.index(depths)), self._v(kp))

@@ -19,8 +19,9 @@ from .amx_pack import ROWS
 class ResultRows:
     """Adds 16 x 16 f32 tiles in `scratch[t]` into C (contiguous along n) for one emitter."""
 
-    def __init__(self, emitter, ivs):
-        self.e, self.ivs = emitter, ivs
+    def __init__(self, emitter, ivs, overwrite: bool):
+        # overwrite: C was zero-filled (the fill dropped), rows are stored, not added
+        self.e, self.ivs, self.overwrite = emitter, ivs, overwrite
         c = emitter.c
         self.transposed = emitter.row[1] != c.m
         self.m, self.n = emitter.extent(c.m), emitter.extent(c.n)
@@ -64,5 +65,7 @@ class ResultRows:
         safe_n = arith.select(arith.cmpi(arith.CmpIPredicate.sgt, count, zero), n0, zero)
         indices = e.at(2, {**self.ivs, e.c.m: safe_m, e.c.n: safe_n})
         mask = vector.create_mask(self.mask_t, [count])
-        old = vector.maskedload(self.row_t, e.c.c, indices, mask, self.zeros)
-        vector.maskedstore(e.c.c, indices, mask, arith.addf(old, value))
+        if not self.overwrite:
+            old = vector.maskedload(self.row_t, e.c.c, indices, mask, self.zeros)
+            value = arith.addf(old, value)
+        vector.maskedstore(e.c.c, indices, mask, value)
