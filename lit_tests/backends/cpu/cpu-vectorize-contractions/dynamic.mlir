@@ -40,7 +40,7 @@ func.func @dynamic_rows_and_columns(%a: memref<?x64xf32>, %b: memref<64x?xf32>, 
 // CHECK: %[[TAIL:.+]] = arith.subi %[[K]], %[[MAIN]]
 // CHECK: scf.for %{{.*}} = %c0 to %[[MAIN]] step %c16
 // CHECK: vector.create_mask %[[TAIL]] : vector<16xi1>
-// CHECK: vector.reduction <add>
+// CHECK: vector.shuffle
 #x = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>
 #y = affine_map<(m, n, k) -> (m, n)>

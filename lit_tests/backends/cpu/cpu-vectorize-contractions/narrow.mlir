@@ -16,7 +16,7 @@
 // CHECK: vector.load %arg1{{.*}} : memref<12x64xbf16>, vector<16xbf16>
 // CHECK-NEXT: arith.extf {{.*}} : vector<16xbf16> to vector<16xf32>
 // CHECK: vector.fma {{.*}} : vector<16xf32>
-// CHECK: vector.reduction <add>, {{.*}} : vector<16xf32> into f32
+// CHECK: vector.extract_strided_slice {{.*}} : vector<16xf32> to vector<2xf32>
 // CHECK: memref.dealloc %[[WIDE]]
 // CHECK-NOT: linalg.generic
 #x = affine_map<(m, n, k) -> (m, k)>

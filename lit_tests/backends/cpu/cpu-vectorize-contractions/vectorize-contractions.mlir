@@ -30,11 +30,17 @@ func.func @ragged_columns(%a: memref<3x5xf32>, %b: memref<5x20xf32>, %c: memref<
 // -----
 
 // A and B contiguous along k (a linear layer's weight): the dot kernel keeps a vector of
-// partial sums per element of a 4 x 4 block and reduces each once, into C.
+// partial sums per element of its register block (8 rows: one 8 x 2 block) and sums 16 of them
+// at once with shuffles and adds into one vector of sums, added into C's rows 2 at a time.
 // CHECK-LABEL: func.func @transposed_weight
 // CHECK: scf.for {{.*}} step %c16{{.*}} iter_args
 // CHECK-COUNT-16: vector.fma
-// CHECK: vector.reduction <add>, {{.*}} fastmath<reassoc>
+// CHECK: vector.shuffle {{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+// CHECK: arith.addf {{.*}} : vector<16xf32>
+// CHECK: vector.extract_strided_slice {{.*}} {offsets = [0], sizes = [2], strides = [1]} : vector<16xf32> to vector<2xf32>
+// CHECK-NEXT: vector.load %arg2{{.*}} : memref<8x12xf32>, vector<2xf32>
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: vector.store {{.*}}, %arg2
 // CHECK-NOT: linalg.generic
 #x = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> (n, k)>

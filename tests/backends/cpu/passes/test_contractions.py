@@ -235,3 +235,15 @@ def test_a_conv_keeps_its_zero_fill(tmp_path):
         program(x, w), torch.nn.functional.conv2d(x, w), rtol=1e-4, atol=1e-4
     )
     assert "linalg.fill" in ir_text
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("shape", [(8, 300, 8), (13, 257, 37), (33, 100, 17)], ids=str)
+def test_dot_kernel_sums_whole_blocks_in_vectors(shape, dtype, tmp_path):
+    """The dot kernel's whole register blocks form their sums with shuffles and adds (one
+    vector of sums per L accumulators, two for f64's 8 lanes), the remainders with reductions."""
+    m, k, n = shape
+    x, w = torch.randn(m, k, dtype=dtype), torch.randn(n, k, dtype=dtype)
+    program, ir_text = _compiled(lambda x, w: x @ w.t(), x, w, tmp_path=tmp_path)
+    torch.testing.assert_close(program(x, w), x @ w.t(), rtol=1e-4, atol=1e-4)
+    assert "vector.shuffle" in ir_text and "vector.extract_strided_slice" in ir_text
