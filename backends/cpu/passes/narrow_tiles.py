@@ -84,15 +84,17 @@ class TileColumns:
         n_main = arith.muli(arith.divui(n, e.index(step)), e.index(step))
         raw, (words, vnni) = self._vnni_buffers()
         self._pack_x(ivs, words)
+        # one result buffer for every trip: cpu-parallelize-loops proves trips disjoint before
+        # sharing them out, which this shared buffer (and the tile ops) rule out; an alloca per
+        # trip would grow the stack by 512 bytes a trip (no stack restore in an scf.for)
+        out = memref.alloc(ir.MemRefType.get([step, COLUMNS], self.f32), [], [])
         n_loop = scf.ForOp(e.index(0), n_main, e.index(step))
         with ir.InsertionPoint(n_loop.body):
             n0 = n_loop.induction_variable
-            # per trip: cpu-parallelize-loops hands trips of this loop to other threads
-            out = memref.alloc(ir.MemRefType.get([step, COLUMNS], self.f32), [], [])
             self._products(ivs, n0, vnni, out)
             self._add_into_c(ivs, n0, out)
-            memref.dealloc(out)
             scf.YieldOp([])
+        memref.dealloc(out)
         memref.dealloc(raw)
         return n_main
 

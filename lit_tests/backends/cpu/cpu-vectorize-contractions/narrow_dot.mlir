@@ -94,8 +94,8 @@ func.func @dynamic_rows(%x: memref<?x100xbf16>, %w: memref<48x100xbf16>, %y: mem
 // CHECK: vector.bitcast {{.*}} : vector<32xbf16> to vector<16xi32>
 // CHECK: arith.select
 // CHECK: vector.scatter %[[WORDS]]
-// CHECK: scf.for %[[N:.+]] = %c0 to %c96 step %c16
 // CHECK: %[[OUT:.+]] = memref.alloc() : memref<16x8xf32>
+// CHECK: scf.for %[[N:.+]] = %c0 to %c96 step %c16
 // CHECK: amx.tile_zero : !amx.tile<16x8xf32>
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (!amx.tile<16x8xf32>)
 // CHECK: amx.tile_load %[[VNNI]]{{.*}} into !amx.tile<16x16xbf16>
