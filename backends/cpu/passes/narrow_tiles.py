@@ -120,7 +120,7 @@ class TileColumns:
             word_vector,
             ir.DenseElementsAttr.get_splat(word_vector, ir.IntegerAttr.get(self.i32, 0)),
         )
-        offsets = e._lane_offsets(COLUMNS)
+        offsets = self._every_column()
         everywhere = vector.constant_mask(e.mask_type, [lanes])
         last = arith.subi(e.extent(c.m), e.index(1))
         m_loop = scf.ForOp(e.index(0), e.index(COLUMNS), e.index(1))
@@ -162,6 +162,13 @@ class TileColumns:
                 attributes={"operandSegmentSizes": _segments(1, 2, 1, 0)},
             )
 
+    def _every_column(self) -> ir.Value:
+        """[0, 8, 16, ...]: a lane per row of a COLUMNS-wide buffer (a scatter's or a gather's
+        offsets from its base)."""
+        t = ir.VectorType.get([self.e.lanes], self.i32)
+        values = [ir.IntegerAttr.get(self.i32, i * COLUMNS) for i in range(self.e.lanes)]
+        return arith.constant(t, ir.DenseElementsAttr.get(values, type=t))
+
     def _load(self, base, indices, tile_type) -> ir.Value:
         return ir.Operation.create(
             "amx.tile_load",
@@ -173,11 +180,15 @@ class TileColumns:
     def _add_into_c(self, ivs, n0, out) -> None:
         """C[m, n0 + j] += out[j, m] for m < M: 16 columns a step, gathered 8 apart."""
         e, c = self.e, self.e.c
+        offsets = self._every_column()
+        everywhere = vector.constant_mask(e.mask_type, [e.lanes])
         m_loop = scf.ForOp(e.index(0), e.extent(c.m), e.index(1))
         with ir.InsertionPoint(m_loop.body):
             m = m_loop.induction_variable
             for t in range(self.blocks * ROWS // e.lanes):
-                value = e._load_lanes(out, [e.index(t * e.lanes), m], e.lanes, stride=COLUMNS)
+                value = vector.gather(
+                    e.vector, out, [e.index(t * e.lanes), m], offsets, everywhere, e.zeros
+                )
                 at = e._at(2, {**ivs, c.m: m, c.n: n0}, {c.n: t * e.lanes})
                 total = arith.addf(vector.load(e.vector, c.c, at), value)
                 vector.store(total, c.c, at)
