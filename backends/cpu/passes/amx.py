@@ -14,7 +14,9 @@ product may be the row operand; we take the bigger one that has k contiguous (a 
   whole blocks with the rows being m (C holds the accumulator's initial value: the kernels
   add into C); else, C contiguous along n, each block's tiles go through a 4-tile scratch
   and are added into C's rows (`amx_result`, transposed when the rows are n, a Linear's
-  weight); else through a result buffer added into C element by element.
+  weight); else through a result buffer added into C element by element. When the zero-filled
+  C is only rounded to bf16 afterwards (a bf16 mm), the rows are written rounded into that
+  bf16 buffer and C, its fill and the rounding generic go (`amx_result.truncation`).
 Zero padding to whole 32 x 32 blocks makes every remainder, static or `?`, exact without
 masks in the tile loop. Loops around the kernel (batch, heads) are plain `scf.for`s; the
 (column panel, 32 rows) pairs inside are an `scf.parallel` that `cpu-parallelize-loops` runs
@@ -37,7 +39,7 @@ from mlir.dialects import arith, memref, scf
 from aten_mlir.backends.cpu.target import cpu_target
 
 from .amx_pack import DEPTH, ROWS, TileOperands
-from .amx_result import ResultRows
+from .amx_result import ResultRows, truncation
 from .kernels import Contraction
 
 # the result is computed 2 x 2 tiles at a time
@@ -195,10 +197,18 @@ class AmxEmitter(TileOperands):
 
     # -- the nest ------------------------------------------------------------------------------
     def emit(self) -> None:
-        if ir.InsertionPoint.current.block != self.c.op.operation.block:
+        block = ir.InsertionPoint.current.block
+        if block != self.c.op.operation.block:
             # a branch of another kernel's test (narrow_dot's few `?` rows): the other branch
             # adds into the zero-filled C too, so the fill stays and the tiles start from C
             self.zero_fill = None
+        # C zero-filled then only rounded to bf16: the kernel writes the rounded rows
+        self.rounding = None
+        if self.zero_fill is not None and _flag("ROUND", "1") != "0":
+            self.rounding = truncation(self.c, block)
+        if self.rounding is not None:
+            self.rounding[1].owner.move_before(self.c.op)
+            self.c_in_place, self.rows_into_c = False, True
         self.zero_start = self.zero_fill is not None or not self.c_in_place
         row_dim, vnni_dim = self.row[1], self.vnni[1]
         self.vnni_buffer = self.tiles_buffer(vnni_dim, BLOCK)
@@ -217,6 +227,8 @@ class AmxEmitter(TileOperands):
         self._outer_loops(list(self.c.outer), {})
         if self.zero_fill is not None:
             self.zero_fill.erase()
+        if self.rounding is not None:
+            self.rounding[0].erase()
         for buffer in (self.vnni_buffer, self.rows_buffer, self.out):
             if buffer is not None:
                 memref.dealloc(buffer)
@@ -302,7 +314,8 @@ class AmxEmitter(TileOperands):
             if self.rows_into_c:  # the whole k per block; a 2 x 2 tiles' scratch per thread
                 depths = kp if isinstance(kp, int) else 1 << 40  # k_stop: min(k0 + 2^40, kp)
                 t = ir.MemRefType.get([4, ROWS, ROWS], self.f32)
-                rows = ResultRows(self, ivs, overwrite=self.zero_fill is not None)
+                rounded = self.rounding[1] if self.rounding else None
+                rows = ResultRows(self, ivs, self.zero_fill is not None, rounded)
                 into_c = (rows, memref.alloc(t, [], []))
 
             def chunk(k0, first: bool) -> None:

@@ -59,6 +59,44 @@ func.func @mm_zero(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>) -> memref<64x
 
 // -----
 
+// C zero-filled, then only rounded to a fresh bf16 D (a bf16 mm): the kernel writes D, each
+// block's tiles through a 4-tile scratch, rounded 16 lanes at a time; the fill, the rounding
+// generic and (after canonicalize) C itself are gone.
+// CHECK-LABEL: func.func @mm_rounded
+// CHECK: %[[D:.+]] = memref.alloc() : memref<64x64xbf16>
+// CHECK-NOT: xf32>
+// CHECK: scf.parallel
+// CHECK: %[[SCRATCH:.+]] = memref.alloc() : memref<4x16x16xf32>
+// CHECK-COUNT-4: amx.tile_zero
+// CHECK: amx.tile_mulf
+// CHECK: amx.tile_store %[[SCRATCH]]
+// CHECK: vector.load %[[SCRATCH]]
+// CHECK: arith.truncf %{{.+}} : vector<16xf32> to vector<16xbf16>
+// CHECK: vector.maskedstore %[[D]]
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[D]]
+// FMA-LABEL: func.func @mm_rounded
+// FMA-NOT: amx.
+// FMA: linalg.generic
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @mm_rounded(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>) -> memref<64x64xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  linalg.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>) outs(%c : memref<64x64xf32>)
+  %d = memref.alloc() : memref<64x64xbf16>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<64x64xf32>) outs(%d : memref<64x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %r = arith.truncf %in : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %c : memref<64x64xf32>
+  return %d : memref<64x64xbf16>
+}
+
+// -----
+
 // A Linear with `?` rows: the weight (contiguous along k, the bigger operand) is the row
 // operand, read in place; the `?` rows of x are copied zero-padded to VNNI tiles (16 rows of
 // 32 k a step, masked past the rows and k, as 16 x 16 pairs of k transposed); each block's

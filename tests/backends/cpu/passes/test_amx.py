@@ -215,15 +215,22 @@ def test_dynamic_rows_at_odd_sizes_from_one_compile(tmp_path, fn, threads):
 
 
 @requires_amx
-def test_zero_filled_result_starts_as_zero_tiles(tmp_path):
-    """A bf16 mm's f32 accumulator is zero-filled right before the product: the tiles start as
-    tile_zero and the fill is dropped (the tiles write all of C); the values stay exact."""
-    a = torch.randn(64, 128, dtype=torch.bfloat16)
-    b = torch.randn(128, 96, dtype=torch.bfloat16)
-    program, text = _compile(torch.mm, (a, b), tmp_path)
-    kernel = text[text.index("amx.") - 2000 :]
-    assert "amx.tile_zero" in text and "linalg.fill" not in kernel.split("scf.parallel")[0]
-    assert_close_as_eager(program(a, b), torch.mm(a, b), a.double() @ b.double())
+@pytest.mark.parametrize("fn", [torch.mm, _linear], ids=["mm", "linear"])
+@pytest.mark.parametrize("m", [32, 33, 257])
+def test_bf16_result_rounded_by_the_kernel(tmp_path, fn, m):
+    """A bf16 product's f32 accumulator is zero-filled, then only rounded to bf16: the tiles
+    start as tile_zero, and each block's rows go to the bf16 result rounded (16 lanes a step,
+    masked past the extents); the fill, the rounding generic and the f32 buffer are gone."""
+    a = torch.randn(m, 100, dtype=torch.bfloat16)
+    b = torch.randn(100, 96, dtype=torch.bfloat16)
+    if fn is _linear:
+        b = b.t().contiguous()
+    program, text = _compile(fn, (a, b), tmp_path)
+    f32_fills = [x for x in text.splitlines() if "linalg.fill" in x and ": f32)" in x]
+    assert "amx.tile_zero" in text and not f32_fills
+    assert "vector<16xf32> to vector<16xbf16>" in text and "linalg.generic" not in text
+    assert f"memref<{m}x96xf32>" not in text  # no f32 result buffer
+    assert_close_as_eager(program(a, b), fn(a, b), fn(a.double(), b.double()))
 
 
 FILLED_MM = """
