@@ -9,7 +9,7 @@
 // CHECK-DAG: %[[N:.+]] = memref.dim %arg1, %c1 : memref<64x?xf32>
 // CHECK-DAG: arith.divui %[[M]], %c8
 // CHECK-DAG: arith.divui %[[N]], %c32
-// CHECK: scf.for %{{.*}} = %c0 to %[[M]] step %c128
+// CHECK: scf.for %{{.*}} = %c0 to %[[M]] step %c256
 // CHECK: scf.for %{{.*}} = %c0 to %[[N]] step %c128
 // CHECK-NEXT: %[[PANELS:.+]] = memref.alloc() : memref<4x64x32xf32>
 // CHECK: vector.create_mask
