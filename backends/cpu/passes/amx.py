@@ -39,7 +39,7 @@ from mlir.dialects import arith, memref, scf
 from aten_mlir.backends.cpu.target import cpu_target
 
 from .amx_pack import DEPTH, ROWS, TileOperands
-from .amx_result import ResultRows, truncation
+from .amx_result import ResultRows, truncation, zero_fill
 from .kernels import Contraction
 
 # the result is computed 2 x 2 tiles at a time
@@ -95,42 +95,6 @@ def _segments(*sizes: int) -> ir.Attribute:
     return ir.DenseI32ArrayAttr.get(list(sizes))
 
 
-def _zero_fill(c: Contraction) -> ir.Operation | None:
-    """The `linalg.fill` of 0 into exactly C before the contraction with only ops that write
-    no memory between them (a write through a view of C would not name C), or None."""
-    found = None
-    for op in c.op.operation.block.operations:
-        op = op.operation
-        if op == c.op.operation:
-            return found
-        if op.name == "linalg.fill" and op.operands[1] == c.c and _is_zero(op.operands[0]):
-            found = op
-        elif not op.name.startswith(_WRITES_NOTHING):
-            found = None
-    return None
-
-
-# ops that may sit between C's zero fill and the contraction
-_WRITES_NOTHING = (
-    "arith.",
-    "memref.alloc",
-    "memref.dim",
-    "memref.subview",
-    "memref.cast",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.reinterpret_cast",
-)
-
-
-def _is_zero(v: ir.Value) -> bool:
-    owner = v.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return False
-    value = owner.attributes["value"]
-    return isinstance(value, ir.FloatAttr) and value.value == 0.0
-
-
 def _unit_stride(v: ir.Value) -> bool:
     strides, _ = ir.MemRefType(v.type).get_strides_and_offset()
     return strides[-1] == 1
@@ -153,7 +117,7 @@ class AmxEmitter(TileOperands):
         # C zero-filled right before: the fill is dropped (the kernel writes every element),
         # the tiles start as tile_zero, not loads, and rows go into C stored, not added
         writes_c = (self.c_in_place or self.rows_into_c) and _flag("ZERO_FILL", "1") != "0"
-        self.zero_fill = _zero_fill(c) if writes_c and self._no_outer_sums() else None
+        self.zero_fill = zero_fill(c) if writes_c and self._no_outer_sums() else None
 
     def _roles(self):
         """The row operand: the bigger input contiguous along k (read in place when it can
