@@ -91,13 +91,17 @@ def plan_context() -> ir.Context:
 
 def _codegen_choices(target: str) -> str:
     """What else decides the code of a `target` program: the CPU it is built for (AMX or FMA
-    kernels, vector width) and the `ATEN_MLIR_AMX*` switches; hosts of different kinds
-    sharing a cache directory then keep entries of their own."""
+    kernels, vector width) and the `ATEN_MLIR_AMX*` / `ATEN_MLIR_NARROW*` switches; hosts of
+    different kinds sharing a cache directory then keep entries of their own."""
     if target != "cpu":
         return ""
     from aten_mlir.backends.cpu.target import target_key
 
-    switches = sorted(f"{k}={v}" for k, v in os.environ.items() if k.startswith("ATEN_MLIR_AMX"))
+    switches = sorted(
+        f"{k}={v}"
+        for k, v in os.environ.items()
+        if k.startswith(("ATEN_MLIR_AMX", "ATEN_MLIR_NARROW"))
+    )
     return "\0".join([target_key(), *switches])
 
 
