@@ -247,3 +247,22 @@ def test_dot_kernel_sums_whole_blocks_in_vectors(shape, dtype, tmp_path):
     program, ir_text = _compiled(lambda x, w: x @ w.t(), x, w, tmp_path=tmp_path)
     torch.testing.assert_close(program(x, w), x @ w.t(), rtol=1e-4, atol=1e-4)
     assert "vector.shuffle" in ir_text and "vector.extract_strided_slice" in ir_text
+
+
+@pytest.mark.parametrize(
+    "fn, shapes",
+    [
+        (lambda q, k: q @ k.transpose(-1, -2), [(2, 100, 17), (2, 33, 17)]),  # 8 x 8 transposes
+        (lambda x, w: x @ w.t(), [(13, 257), (37, 257)]),  # sums of 8 accumulators at once
+    ],
+    ids=["panels", "dot"],
+)
+def test_shuffle_kernels_on_avx2(fn, shapes, tmp_path, monkeypatch):
+    """On a 256-bit target the register transposes and vector sums run on 8 lanes."""
+    from aten_mlir.backends.cpu import native
+
+    monkeypatch.setattr(native, "CPU", "x86-64-v3")
+    args = [torch.randn(*s) for s in shapes]
+    program, ir_text = _compiled(fn, *args, tmp_path=tmp_path)
+    torch.testing.assert_close(program(*args), fn(*args), rtol=1e-4, atol=1e-4)
+    assert "vector.shuffle" in ir_text and "vector<16xf32>" not in ir_text
