@@ -95,6 +95,17 @@ def _segments(*sizes: int) -> ir.Attribute:
     return ir.DenseI32ArrayAttr.get(list(sizes))
 
 
+def _define_before(alloc: ir.Operation, op: ir.Operation) -> None:
+    """Moves `alloc` (operands-free) right before `op` when it comes after it (the kernel at
+    `op` writes the buffer); one before `op` stays where its earlier uses can see it."""
+    for o in op.block.operations:
+        if o.operation == alloc:
+            return
+        if o.operation == op:
+            alloc.move_before(op)
+            return
+
+
 def _unit_stride(v: ir.Value) -> bool:
     strides, _ = ir.MemRefType(v.type).get_strides_and_offset()
     return strides[-1] == 1
@@ -171,7 +182,7 @@ class AmxEmitter(TileOperands):
         if self.zero_fill is not None and _flag("ROUND", "1") != "0":
             self.rounding = truncation(self.c, block)
         if self.rounding is not None:
-            self.rounding[1].owner.move_before(self.c.op)
+            _define_before(self.rounding[1].owner.operation, self.c.op.operation)
             self.c_in_place, self.rows_into_c = False, True
         self.zero_start = self.zero_fill is not None or not self.c_in_place
         row_dim, vnni_dim = self.row[1], self.vnni[1]

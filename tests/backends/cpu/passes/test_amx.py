@@ -262,3 +262,38 @@ def test_result_tiles_start_at_zero_only_after_a_zero_fill(value, between, zero)
     assert ("amx.tile_zero" in text) == zero, text
     assert ("linalg.fill" in text) != zero, text
     assert ("amx.tile_load %arg2" in text) != zero, text
+
+
+EARLY_RESULT = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @early(%a: memref<64x64xbf16>, %b: memref<64x64xbf16>) -> memref<64x64xbf16> {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : bf16
+  %d = memref.alloc() : memref<64x64xbf16>
+  linalg.fill ins(%one : bf16) outs(%d : memref<64x64xbf16>)
+  %c = memref.alloc() : memref<64x64xf32>
+  linalg.fill ins(%zero : f32) outs(%c : memref<64x64xf32>)
+  linalg.matmul ins(%a, %b : memref<64x64xbf16>, memref<64x64xbf16>)
+    outs(%c : memref<64x64xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<64x64xf32>) outs(%d : memref<64x64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %r = arith.truncf %in : f32 to bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %c : memref<64x64xf32>
+  return %d : memref<64x64xbf16>
+}
+"""
+
+
+def test_rounded_result_allocated_before_the_product_stays_in_place():
+    """The bf16 result the kernel rounds into is allocated (and used) before the product: its
+    alloc is not moved below its fill (the IR would not verify), the kernel writes it."""
+    text = _vectorized(EARLY_RESULT, "sapphirerapids")
+    lines = text.splitlines()
+    alloc = next(i for i, x in enumerate(lines) if "memref.alloc() : memref<64x64xbf16>" in x)
+    fill = next(i for i, x in enumerate(lines) if "linalg.fill" in x and ": bf16)" in x)
+    assert alloc < fill and "linalg.generic" not in text
+    assert "vector.maskedstore" in text
+    assert not [x for x in lines if "linalg.fill" in x and ": f32)" in x]
