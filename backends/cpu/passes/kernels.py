@@ -37,8 +37,10 @@ class Blocking:
 
 # AVX-512, 32 zmm: 8 x 2 x 16 f32 = 16 accumulators, 2 of B, 1 broadcast of A. 256 rows a panel
 # block (A's block 256 KB, in a 2 MB L2): B copied half as often as with 128 rows, 2-7% faster
-# on mm 512^3 / 1024^3, q @ k.T S=384 and the im2col conv 256ch 14x14 (1 thread, same process)
-AVX512 = Blocking(64, 8, 2, 4, 4, block_m=64, panel_m=256)
+# on mm 512^3 / 1024^3, q @ k.T S=384 and the im2col conv 256ch 14x14 (1 thread, same process).
+# 512 columns a block of B (512 KB): each row of the block copied is 2 KB contiguous, not 512 B
+# on a page of its own: mm 512^3 / 1024^3 +6%, q @ k.T S=384 +5-10%, mm 2048^3 -2..4%
+AVX512 = Blocking(64, 8, 2, 4, 4, block_m=64, block_n=512, panel_m=256)
 # AVX2 (and narrower), 16 ymm: 6 x 2 accumulators + 2 of B + 1 broadcast; dot 2 x 4 + 2 + 4
 AVX2 = Blocking(32, 6, 2, 2, 4, block_m=48)
 
