@@ -33,6 +33,7 @@ from aten_mlir.passes.registry import ModulePass, option, register_pass
 from .amx import amx_emitter
 from .conv import Im2colEmitter, im2col_emitter
 from .dot_kernel import DotKernel
+from .kernel_choice import KernelChoice, kernel_choice_emitter, packs_b
 from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride, zero_fill_before
 from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
@@ -229,7 +230,7 @@ def _plan(index, reductions, types, extents):
         # The dot kernel ends each element of C with a reduction across lanes, a dozen
         # instructions; copying B^T (k x n, per trip of the outer loops) is cheaper when k is
         # short next to m, as in attention scores (k = the head dim).
-        if c_order[-1] in n_dims and size(k) < 3 * size(m) and _contiguous(c_t):
+        if c_order[-1] in n_dims and packs_b(size(k), size(m)) and _contiguous(c_t):
             kernel, n = "packed", c_order[-1]
     else:
         return None
@@ -264,6 +265,7 @@ class VectorizeContractions(ModulePass):
                         im2col_emitter(c.op, types, blocks)
                         or narrow_dot_emitter(c, types, blocks, self.cpu)
                         or amx_emitter(c, types, self.cpu)
+                        or kernel_choice_emitter(c, types, blocks)
                     )
                     kernel = DotKernel if c.kernel == "dot" else OuterKernel
                     emitter = emitter or kernel(c, types, blocks)
@@ -283,7 +285,7 @@ def _fold_zero_fill(fill: ir.Operation | None, emitter) -> None:
     block starts from zeros instead of loading C (a pass over C less: 14% of q @ k.T S=384).
     Only when every C element is written in that block: k static (a `?` k may be 0 at run
     time) and no reduction dim among the loops around the kernel (a conv's window)."""
-    if fill is None or type(emitter) not in (OuterKernel, DotKernel, Im2colEmitter):
+    if fill is None or type(emitter) not in (OuterKernel, DotKernel, Im2colEmitter, KernelChoice):
         return
     k = emitter.c
     c_dims = {d for form in k.index[2] for d, _ in form}

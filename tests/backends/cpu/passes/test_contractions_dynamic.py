@@ -106,7 +106,9 @@ def test_linear_with_a_dynamic_batch(k, tmp_path):
     ep = torch.export.export(layer, (torch.randn(5, k),), dynamic_shapes=({0: ANY},))
     compiled = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
     text = _vector_ir(tmp_path)
-    assert ("vector.reduction" in text) == (k == 512)
+    # the dot kernel at least (few rows); B^T packed too when rows may reach k / 3, chosen at
+    # run time (kernel_choice)
+    assert "vector.reduction" in text
     with torch.no_grad():
         for size in ODD_SIZES:
             x = torch.randn(size, k)

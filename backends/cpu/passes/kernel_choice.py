@@ -1,0 +1,86 @@
+"""The FMA kernel of a product chosen at run time, when a `?` extent decides it.
+
+`cpu-vectorize-contractions` picks, for a product with A and B both along k (`x @ W.T`), the dot
+kernel or the "packed" one (B^T copied, then the outer-product kernel) by comparing k with the
+rows of C: copying B pays only when there are enough rows to reuse it (`packs_b`). A `?` rows
+extent (a batch, a sequence) is unknown at compile time; a guess made there is wrong for part
+of its range: an nn.GRU step `h @ W_hh.T` with a dynamic batch of 9 guessed 64 rows and copied
+W_hh (384 x 128) every step, 2x the static compile at batch 9. So when the choice could differ
+over the `?` range, both kernels are emitted under one `scf.if` on the extents read at run
+time, with the rule the static choice applies: a dynamic compile then runs, at each size, what
+a static compile at that size runs. A choice no `?` can change keeps one kernel (code size).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from mlir import ir
+from mlir.dialects import arith, scf
+
+from .dot_kernel import DotKernel
+from .kernels import Blocking, Contraction
+from .outer_kernel import OuterKernel
+
+# B^T is copied (the "packed" kernel) when k < K_PER_ROW x rows: the dot kernel ends each
+# element of C with a reduction across lanes, a dozen instructions, which only a long k pays for
+K_PER_ROW = 3
+
+
+def packs_b(k: int, rows: int) -> bool:
+    """The static rule: copy B^T for the outer-product kernel (else the dot kernel)."""
+    return k < K_PER_ROW * rows
+
+
+def _c_along_n(c: Contraction, c_type: ir.MemRefType) -> bool:
+    """The packed kernel's own condition beyond the dot kernel's: C's last index is n alone,
+    with stride 1 (its lanes go along n)."""
+    strides, _ = c_type.get_strides_and_offset()
+    return c.index[2][-1] == ((c.n, 1),) and strides[-1] == 1
+
+
+def _could_differ(c: Contraction, types) -> bool:
+    if c.kernel not in ("dot", "packed") or not _c_along_n(c, types[2]):
+        return False
+    k, rows = c.extents[c.k], c.extents[c.m]
+    if k is not None and rows is not None:
+        return False
+    # k static below K_PER_ROW: packed for any rows >= 1
+    return not (k is not None and packs_b(k, 1))
+
+
+class KernelChoice:
+    """`scf.if (k < K_PER_ROW * rows) { packed kernel } else { dot kernel }` for one product;
+    the same `c` and `c_starts_zero` as a kernel (`_fold_zero_fill` sets it for both)."""
+
+    def __init__(self, c: Contraction, types, blocks: Blocking):
+        self.c = c
+        # built here (their constants before the `scf.if`, dominating both branches)
+        self.dot = DotKernel(dataclasses.replace(c, kernel="dot"), types, blocks)
+        self.packed = OuterKernel(dataclasses.replace(c, kernel="packed"), types, blocks)
+
+    @property
+    def c_starts_zero(self) -> bool:
+        return self.dot.c_starts_zero
+
+    @c_starts_zero.setter
+    def c_starts_zero(self, value: bool) -> None:
+        self.dot.c_starts_zero = self.packed.c_starts_zero = value
+
+    def emit(self) -> None:
+        c, trips = self.c, self.dot
+        rows = arith.muli(trips.extent(c.m), trips.index(K_PER_ROW))
+        packs = arith.cmpi(arith.CmpIPredicate.slt, trips.extent(c.k), rows)
+        branch = scf.IfOp(packs, has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            self.packed.emit()
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            self.dot.emit()
+            scf.YieldOp([])
+
+
+def kernel_choice_emitter(c: Contraction, types, blocks: Blocking) -> KernelChoice | None:
+    """Both FMA kernels of `c` under a run-time test, when a `?` rows or k extent could change
+    the dot / packed choice; else None (the one kernel the plan chose)."""
+    return KernelChoice(c, types, blocks) if _could_differ(c, types) else None
