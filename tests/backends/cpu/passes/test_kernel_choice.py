@@ -1,0 +1,102 @@
+"""kernel_choice: a `?` rows extent picks the dot kernel or the packed one (B^T copied) at run
+time, as a static compile at that size would; values vs eager from one compile."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from mlir import ir
+from torch.export import Dim
+
+import aten_mlir
+
+
+def _ops(region: ir.Region):
+    for block in region.blocks:
+        for op in block.operations:
+            op = op.operation
+            yield op
+            for inner in op.regions:
+                yield from _ops(inner)
+
+
+def _choices(path) -> list[ir.Operation]:
+    """The `scf.if`s holding the packed kernel (B's panels, A broadcast) in the then branch and
+    the dot kernel (reductions across lanes, no broadcast of A) in the else branch."""
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse((path / "05-vectorize.mlir").read_text())
+        found = []
+        for op in _ops(module.operation.regions[0]):
+            if op.name != "scf.if" or len(op.results) or len(op.regions[1].blocks) == 0:
+                continue
+            then = {o.name for o in _ops(op.regions[0])}
+            other = {o.name for o in _ops(op.regions[1])}
+            packed = {"memref.alloc", "vector.broadcast", "vector.fma"} <= then
+            dot = "vector.reduction" in other and "vector.broadcast" not in other
+            if packed and dot:
+                found.append(op.name)
+        return found
+
+
+def _scalar_copies(path) -> int:
+    """Stores of a value straight from a load: a scalar copy loop (the old B^T copy)."""
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse((path / "05-vectorize.mlir").read_text())
+        count = 0
+        for op in _ops(module.operation.regions[0]):
+            if op.name == "memref.store":
+                owner = op.operands[0].owner
+                count += isinstance(owner, ir.Operation) and owner.name == "memref.load"
+        return count
+
+
+def test_linear_with_dynamic_rows_picks_its_kernel_at_run_time(tmp_path):
+    """x[?, 128] @ W[384, 128].T: the dot kernel for few rows, B^T packed from 43 rows (k < 3
+    rows), from one compile."""
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(128, 384)
+    ep = torch.export.export(layer, (torch.randn(9, 128),), dynamic_shapes=({0: Dim("b")},))
+    compiled = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    assert len(_choices(tmp_path)) == 1
+    with torch.no_grad():
+        for rows in (1, 9, 42, 43, 100, 257):
+            x = torch.randn(rows, 128)
+            torch.testing.assert_close(compiled(x), layer(x), rtol=1e-4, atol=1e-4)
+
+
+def test_static_rows_keep_one_kernel(tmp_path):
+    layer = torch.nn.Linear(128, 384)
+    ep = torch.export.export(layer, (torch.randn(9, 128),))
+    aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    assert _choices(tmp_path) == []
+
+
+class _GRUNet(torch.nn.Module):
+    def __init__(self, cell):
+        super().__init__()
+        self.rnn = cell(64, 128, batch_first=True)
+        self.fc = torch.nn.Linear(128, 5)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.fc(y[:, -1])
+
+
+@pytest.mark.parametrize("cell", [torch.nn.GRU, torch.nn.LSTM], ids=["gru", "lstm"])
+def test_recurrent_steps_with_a_dynamic_batch(cell, tmp_path):
+    """Each of the 20 steps' h @ W_hh.T chooses at run time (a small batch: the dot kernel, no
+    copy of W_hh per step), and no step copies B with scalar loads and stores."""
+    torch.manual_seed(0)
+    model = _GRUNet(cell).eval()
+    ep = torch.export.export(
+        model, (torch.randn(9, 20, 64),), dynamic_shapes=({0: Dim("b", max=64)},)
+    )
+    compiled = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    assert len(_choices(tmp_path)) >= 20
+    assert _scalar_copies(tmp_path) == 0
+    with torch.no_grad():
+        for batch in (1, 9, 33):
+            x = torch.randn(batch, 20, 64)
+            torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-4)
