@@ -28,6 +28,8 @@ from .transposed_panels import pack_panels_from_rows
 # Rows of C from which copying B into panels pays (the copy is one load and store per element,
 # the kernel then does `rows` fmas per element)
 PANEL_MIN_ROWS = 64
+# m blocks a product with known rows is cut into at least (see OuterKernel._panel_rows)
+MIN_M_BLOCKS = 8
 # Prefetch the next tile's C rows (see OuterKernel._prefetch_next_c)
 PREFETCH_C = True
 
@@ -84,7 +86,7 @@ class OuterKernel(KernelEmitter):
             -(-k_rows // self.lanes) * self.lanes,
             nr,
         ]
-        m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(blocks.panel_m))
+        m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(self._panel_rows()))
         with ir.InsertionPoint(m0.body):
             k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(blocks.block_k))
             with ir.InsertionPoint(k0.body):
@@ -104,6 +106,18 @@ class OuterKernel(KernelEmitter):
                     scf.YieldOp([])
                 scf.YieldOp([])
             scf.YieldOp([])
+
+    def _panel_rows(self) -> int:
+        """Rows per m block: the target's panel_m, but at least MIN_M_BLOCKS blocks of C when the
+        rows are known (never under PANEL_MIN_ROWS): the m blocks are what cpu-parallelize-loops
+        shares out (the n blocks sit inside the k loop), so a 1024-row product in 256-row blocks
+        ran on 4 threads at most; 128-row blocks cost 3% at one thread (mm 1024^3)."""
+        rows, step = self.c.extents[self.c.m], self.blocks.panel_m
+        if rows is None:
+            return step
+        whole = lambda r: -(-r // self.blocks.outer_rows) * self.blocks.outer_rows  # noqa: E731
+        # a whole number of register blocks, as every cache block (a tile may not straddle two)
+        return min(step, max(whole(PANEL_MIN_ROWS), whole(-(-rows // MIN_M_BLOCKS))))
 
     def _pack_panels(self, ivs, panels, bn, bk, nr):
         """panels[p, kk, :] = B[bk + kk, bn + p * nr :][:nr], lanes past n zero."""
@@ -138,7 +152,7 @@ class OuterKernel(KernelEmitter):
         rows, cols = m_part[2], n_part[2]
         if cols == MASKED:
             n_part = (n_part[0], n_part[1], self.lanes)
-        block_m = self.blocks.block_m if panels is None else self.blocks.panel_m
+        block_m = self.blocks.block_m if panels is None else self._panel_rows()
         ranges = {
             "m": lambda: self._range_loop(*m_part, bm, block_m),
             "n": lambda: self._range_loop(*n_part, bn, self.blocks.block_n),

@@ -99,6 +99,8 @@ def _access(op: ir.Operation) -> list[_Access] | bool:
         return [_Access(op.operands[1], list(op.operands[2:]), (), True)]
     if name == "memref.dealloc":
         return [_Access(op.operands[0], None, (), True)]
+    if name == "memref.prefetch":
+        return []  # a cache hint: it reads nothing the program sees, at any address
     if name == "memref.copy":
         return [_Access(op.operands[0], None, (), False), _Access(op.operands[1], None, (), True)]
     if name in _VECTOR_MEMORY:
