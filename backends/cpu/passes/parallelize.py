@@ -38,6 +38,9 @@ MIN_WORK = 1 << 16
 SHARES = 64
 # Trips assumed for a loop whose bounds are dynamic.
 DYNAMIC_TRIPS = 16
+# An AMX tile product (16 x 16 f32 results over 32 bf16 k) counted as the 8-lane ops it
+# replaces, not as one op: a 256^3 bf16 product otherwise looked too small to share out.
+_TILE_PRODUCTS = {"amx.tile_mulf": 16 * 16 * 32 // 8}
 # Defined by an op with no operands that costs nothing to repeat: cloned, not passed.
 _CLONED = frozenset(
     {"arith.constant", "vector.constant_mask", "ub.poison", "llvm.mlir.constant", "llvm.mlir.zero"}
@@ -91,6 +94,8 @@ def _work(block: ir.Block) -> int:
             total += _trip_product(op) * _work(op.regions[0].blocks[0])
         elif len(op.regions):
             total += sum(_work(b) for r in op.regions for b in r.blocks)
+        elif op.name in _TILE_PRODUCTS:
+            total += _TILE_PRODUCTS[op.name]
         else:
             lanes = [r.type for r in op.results if isinstance(r.type, ir.VectorType)]
             total += max([1] + [_elements(v) // 8 for v in lanes])
