@@ -30,6 +30,8 @@ from .transposed_panels import pack_panels_from_rows
 PANEL_MIN_ROWS = 64
 # m blocks a product with known rows is cut into at least (see OuterKernel._panel_rows)
 MIN_M_BLOCKS = 8
+# ... but of no fewer rows than this: each block copies B's panels again
+MIN_BLOCK_ROWS = 128
 # Prefetch the next tile's C rows (see OuterKernel._prefetch_next_c)
 PREFETCH_C = True
 
@@ -117,7 +119,7 @@ class OuterKernel(KernelEmitter):
             return step
         whole = lambda r: -(-r // self.blocks.outer_rows) * self.blocks.outer_rows  # noqa: E731
         # a whole number of register blocks, as every cache block (a tile may not straddle two)
-        return min(step, max(whole(PANEL_MIN_ROWS), whole(-(-rows // MIN_M_BLOCKS))))
+        return min(step, max(whole(MIN_BLOCK_ROWS), whole(-(-rows // MIN_M_BLOCKS))))
 
     def _pack_panels(self, ivs, panels, bn, bk, nr):
         """panels[p, kk, :] = B[bk + kk, bn + p * nr :][:nr], lanes past n zero."""
