@@ -43,6 +43,7 @@ from aten_mlir.backends.cpu.target import cpu_target
 from .amx import amx_emitter
 from .amx import enabled as amx_enabled
 from .dot_kernel import FEW_ROWS, DotKernel
+from .kernel_choice import kernel_choice_emitter
 from .kernels import Blocking, Contraction, KernelEmitter
 from .narrow_tiles import TileColumns
 from .narrow_tiles import fits as tiles_fit
@@ -87,7 +88,11 @@ def narrow_dot_emitter(c: Contraction, types, blocks: Blocking, cpu: str = "") -
     fallback = None
     if rows is None:
         kernel = DotKernel if c.kernel == "dot" else OuterKernel
-        fallback = amx_emitter(c, types, cpu) or kernel(c, types, blocks)
+        fallback = (
+            amx_emitter(c, types, cpu)
+            or kernel_choice_emitter(c, types, blocks)
+            or kernel(c, types, blocks)
+        )
     return NarrowDot(c, types, blocks, fallback, cpu)
 
 
