@@ -44,6 +44,8 @@ class OuterKernel(KernelEmitter):
 
     def _on_panels_path(self) -> bool:
         rows = self.c.extents[self.c.m]
+        if self.c.kernel == "packed" and self.PANELS_FROM_ROWS:
+            return True  # in place would first copy B^T element by element: one copy, not two
         return rows is None or rows >= PANEL_MIN_ROWS
 
     def _copies_b_t(self) -> bool:
