@@ -31,7 +31,8 @@ from aten_mlir.passes.linalg.generalize_products import NAMED_PRODUCTS
 from aten_mlir.passes.registry import ModulePass, option, register_pass
 
 from .amx import amx_emitter
-from .conv import Im2colEmitter, im2col_emitter
+from .conv import Im2colEmitter
+from .conv_batch import batched_im2col_emitter
 from .dot_kernel import DotKernel
 from .kernel_choice import KernelChoice, kernel_choice_emitter, packs_b
 from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride, zero_fill_before
@@ -262,7 +263,7 @@ class VectorizeContractions(ModulePass):
                 fill = zero_fill_before(c)  # before the emitters add ops in between
                 with c.op.location, ir.InsertionPoint(c.op):
                     emitter = (
-                        im2col_emitter(c.op, types, blocks)
+                        batched_im2col_emitter(c.op, types, blocks)
                         or narrow_dot_emitter(c, types, blocks, self.cpu)
                         or amx_emitter(c, types, self.cpu)
                         or kernel_choice_emitter(c, types, blocks)

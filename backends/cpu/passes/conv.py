@@ -20,7 +20,7 @@ from .outer_kernel import OuterKernel
 CONV = "linalg.conv_2d_nchw_fchw"
 
 
-def _identity(t: ir.MemRefType) -> bool:
+def identity_layout(t: ir.MemRefType) -> bool:
     strides, offset = t.get_strides_and_offset()
     expected, step = [], 1
     for size in reversed(t.shape):
@@ -34,7 +34,7 @@ def _attr(op: ir.Operation, name: str) -> list[int]:
 
 
 def im2col_emitter(
-    op: ir.Operation, types: list[ir.MemRefType], blocking: Blocking = AVX512
+    op: ir.Operation, types: list[ir.MemRefType], blocking: Blocking = AVX512, emitter=None
 ) -> KernelEmitter | None:
     """The emitter of conv `op` as the outer kernel on an im2col copy; None when the conv is
     better left to the direct kernel (output rows of at least a vector) or cannot be viewed so
@@ -48,10 +48,10 @@ def im2col_emitter(
     channels, kh, kw = weight.shape[1:]
     if any(ir.ShapedType.is_dynamic_size(s) for s in (f, oh, ow, channels, kh, kw)):
         return None  # only the batch may be dynamic: the copy's shape is static
-    if ow >= blocking.outer_vectors * lanes or not (_identity(weight) and _identity(out)):
-        return None
+    if ow >= blocking.outer_vectors * lanes or not all(map(identity_layout, (weight, out))):
+        return None  # (conv_batch's ImageBlocks takes an output of any layout)
     n = None if ir.ShapedType.is_dynamic_size(n) else n
-    return Im2colEmitter(op, types, (n, f, oh * ow, channels * kh * kw), blocking)
+    return (emitter or Im2colEmitter)(op, types, (n, f, oh * ow, channels * kh * kw), blocking)
 
 
 class Im2colEmitter(OuterKernel):
@@ -85,7 +85,12 @@ class Im2colEmitter(OuterKernel):
         self.strides, self.dilations = _attr(op, "strides"), _attr(op, "dilations")
 
     def _pack(self, ivs, packed):
-        """packed[(ch*KH + y)*KW + x, r*OW : (r+1)*OW] = image[b, ch, r*sh + y*dh, x*dw ::sw]."""
+        self._pack_image(ivs[0], packed, None)
+        self.b, self.b_index = packed, (((3, 1),), ((2, 1),))
+
+    def _pack_image(self, b, packed, column):
+        """packed[(ch*KH + y)*KW + x, column + r*OW : ...+OW] = image[b, ch, r*sh + y*dh,
+        x*dw ::sw] (column None: 0)."""
         channels, kh, kw = self.window
         oh, ow = self.out_rows
         (sh, sw), (dh, dw) = self.strides, self.dilations
@@ -101,13 +106,13 @@ class Im2colEmitter(OuterKernel):
             at_y = arith.addi(arith.muli(r, self.index(sh)), arith.muli(y, self.index(dh)))
             at_x = arith.muli(x, self.index(dw))
             at_p = arith.muli(r, self.index(ow))
+            at_p = at_p if column is None else arith.addi(at_p, column)
             for j in range(0, ow, self.lanes):
                 width = min(self.lanes, ow - j)
                 x_j = arith.addi(at_x, self.index(j * sw)) if j else at_x
-                value = self._load_lanes(self.image, [ivs[0], ch, at_y, x_j], width, sw)
+                value = self._load_lanes(self.image, [b, ch, at_y, x_j], width, sw)
                 p_j = arith.addi(at_p, self.index(j)) if j else at_p
                 self._store_lanes(value, packed, [row, p_j], width)
             for loop in reversed(loops):
                 with ir.InsertionPoint(loop.body):
                     scf.YieldOp([])
-        self.b, self.b_index = packed, (((3, 1),), ((2, 1),))

@@ -268,3 +268,29 @@ def test_shuffle_kernels_on_avx2(fn, shapes, tmp_path, monkeypatch):
     program, ir_text = _compiled(fn, *args, tmp_path=tmp_path)
     torch.testing.assert_close(program(*args), fn(*args), rtol=1e-4, atol=1e-4)
     assert "vector.shuffle" in ir_text and "vector<16xf32>" not in ir_text
+
+
+@pytest.mark.parametrize("batch", [1, 3, 33, None], ids=["1", "3", "33", "dynamic"])
+def test_narrow_convolutions_take_blocks_of_images(batch, tmp_path):
+    """Narrow convs run on one im2col copy per block of images ([C*3*3, G*16] for 4x4 outputs,
+    G = 64 // 16 or the batch), the filter read once per block; the first conv writes into the
+    second's padded input (a view), the second into a plain output. A `?` batch: whole blocks,
+    then the rest one image at a time."""
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(13, 17, 3, padding=1, bias=False),
+        torch.nn.ReLU(),
+        torch.nn.Conv2d(17, 9, 3, padding=1, bias=False),
+    ).eval()
+    x = torch.randn(batch or 5, 13, 4, 4)
+    dims = ({0: torch.export.Dim("b", min=1, max=64)},) if batch is None else None
+    program = aten_mlir.compile(
+        torch.export.export(model, (x,), dynamic_shapes=dims), dump_dir=tmp_path
+    )
+    ir_text = (tmp_path / "05-vectorize.mlir").read_text()
+    assert "linalg.conv_2d" not in ir_text and "vector.fma" in ir_text
+    g = min(4, batch or 4)
+    assert f"memref<17x{g * 16}xf32>" in ir_text  # the block's C
+    for b in [batch] if batch else [1, 5, 33]:
+        x = torch.randn(b, 13, 4, 4)
+        with torch.no_grad():
+            torch.testing.assert_close(program(x), model(x), rtol=1e-4, atol=1e-4)

@@ -1,0 +1,167 @@
+"""Convolutions on im2col with several images per product: the copy is `[C*KH*KW, G*OH*OW]`
+for a block of G images, so the filter `[F, C*KH*KW]` is streamed once per block, not once per
+image, and the kernel's lanes run along G*OH*OW columns instead of a 4- or 16-pixel image
+(ResNet's late stages: 2x2 and 4x4 outputs). The product goes to a `[F, G*OH*OW]` buffer that
+is then added into the output's G images (their columns are not one run in NCHW). The batch
+past the last whole block (a static remainder, or any `?` batch) runs the one-image kernel, so
+batch 1 is unchanged and no block reads past the batch.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf
+
+from .conv import CONV, Im2colEmitter, identity_layout, im2col_emitter
+from .kernels import AVX512, Blocking, Contraction, KernelEmitter, accumulator_type
+from .outer_kernel import OuterKernel
+
+# Columns (images x output pixels) a block aims at: the copy [C*KH*KW, cols] stays in L2
+BLOCK_COLUMNS = 64
+
+
+def images_per_block(batch: int | None, pixels: int) -> int:
+    """G: images per product, 1 when one image already fills BLOCK_COLUMNS (or batch 1)."""
+    g = max(1, BLOCK_COLUMNS // pixels)
+    return g if batch is None else min(g, batch)
+
+
+def batched_im2col_emitter(
+    op: ir.Operation, types: list[ir.MemRefType], blocking: Blocking = AVX512
+) -> KernelEmitter | None:
+    """`conv.im2col_emitter`, with blocks of images when an image has few output pixels, or
+    when the output is a view (the interior of the next conv's padded input), which the plain
+    im2col kernel cannot write as one matrix."""
+    if op.name != CONV:
+        return None
+    image, weight, out = types
+    n, f, oh, ow = out.shape
+    channels, kh, kw = weight.shape[1:]
+    if any(ir.ShapedType.is_dynamic_size(s) for s in (f, oh, ow, channels, kh, kw)):
+        return None  # only the batch may be dynamic: the copy's shape is static
+    wide = not isinstance(accumulator_type(out.element_type), ir.F32Type)
+    lanes = blocking.vector_bytes // (8 if wide else 4)
+    strides, _ = out.get_strides_and_offset()
+    if ow >= blocking.outer_vectors * lanes or not identity_layout(weight) or strides[-1] != 1:
+        return None
+    n = None if ir.ShapedType.is_dynamic_size(n) else n
+    g = images_per_block(n, oh * ow)
+    if g < 2 and identity_layout(out):
+        return im2col_emitter(op, types, blocking)
+    return _Batched(op, types, blocking, g, n)
+
+
+class _Batched:
+    """Whole blocks of G images, then the images past them one at a time."""
+
+    def __init__(self, op, types, blocking, g, n):
+        self.c_starts_zero = False  # the output's fill stays: the blocks add into it
+        self.parts = [ImageBlocks(op, types, blocking, g)]
+        if g > 1 and (n is None or n % g):
+            self.parts.append(ImageBlocks(op, types, blocking, 1, after=g))
+
+    def emit(self) -> None:
+        for part in self.parts:
+            part.emit()
+
+
+class ImageBlocks(Im2colEmitter):
+    """The `packed` outer kernel over blocks of G images; dims 0 image block, 1 filter (m), 2
+    column g*OH*OW + pixel (n), 3 (channel, kh, kw) (k). C is a [F, G*OH*OW] buffer. With
+    `after`, the blocks (of one image) start past the whole blocks of `after` images."""
+
+    def __init__(self, op, types, blocking: Blocking, g: int, after: int = 0):
+        image, weight, out = op.operands
+        n, f, oh, ow = types[2].shape
+        channels, kh, kw = types[1].shape[1:]
+        p, k = oh * ow, channels * kh * kw
+        element, out_element = types[0].element_type, types[2].element_type
+        flat_weight = memref.collapse_shape(
+            ir.MemRefType.get([f, k], element), weight, [[0], [1, 2, 3]]
+        )
+        self.out = out
+        # shared by the blocks (allocated once): the block loop runs in order
+        self.block_c = memref.alloc(ir.MemRefType.get([f, g * p], out_element), [], [])
+        dynamic = ir.ShapedType.is_dynamic_size(n)
+        extents = (None if dynamic else n // g, f, g * p, k)
+        index = ((((1, 1),), ((3, 1),)), (), (((1, 1),), ((2, 1),)))
+        sizes = ((out, 0), (flat_weight, 0), (self.block_c, 1), (flat_weight, 1))
+        contraction = Contraction(
+            op, flat_weight, image, self.block_c, index, extents, "packed", (0,), 1, 2, 3, sizes
+        )
+        OuterKernel.__init__(self, contraction, types, blocking)
+        self.image = image
+        self.window = types[1].shape[1:]
+        self.out_rows = types[2].shape[2:]
+        self.strides, self.dilations = _attr(op, "strides"), _attr(op, "dilations")
+        self.g, self.pixels = g, p
+        self.c_starts_zero = True  # each block's product overwrites block_c
+        top = self._top
+        self.first = self.index(0)
+        if after:  # the images past the whole blocks of `after`
+            if dynamic:
+                size = memref.dim(out, self.index(0), ip=top)
+                whole = arith.divui(size, self.index(after), ip=top)
+                self.first = arith.muli(whole, self.index(after), ip=top)
+                self._extents[0] = size
+            else:
+                self.first = self.index(n - n % after)  # g is 1: the loop runs to n
+        elif dynamic:  # whole blocks in the `?` batch
+            size = memref.dim(out, self.index(0), ip=top)
+            self._extents[0] = arith.divui(size, self.index(g), ip=top)
+
+    def emit(self) -> None:
+        super().emit()
+        memref.dealloc(self.block_c)
+
+    def _outer_loops(self, dims, ivs, packed=None):
+        if not dims:
+            return super()._outer_loops(dims, ivs, packed)
+        loop = scf.ForOp(self.first, self.extent(0), self.index(1))
+        with ir.InsertionPoint(loop.body):
+            super()._outer_loops(dims[1:], {**ivs, 0: loop.induction_variable}, packed)
+            scf.YieldOp([])
+
+    def _pack(self, ivs, packed):
+        loop = scf.ForOp(self.index(0), self.index(self.g), self.index(1))
+        with ir.InsertionPoint(loop.body):
+            g = loop.induction_variable
+            image = arith.addi(arith.muli(ivs[0], self.index(self.g)), g)
+            self._pack_image(image, packed, arith.muli(g, self.index(self.pixels)))
+            scf.YieldOp([])
+        self.b, self.b_index = packed, (((3, 1),), ((2, 1),))
+
+    def _kernel(self, ivs):
+        super()._kernel(ivs)
+        self._add_block(ivs[0])
+
+    def _add_block(self, block):
+        """out[block*G + g, f, r, :] += block_c[f, g*P + r*OW : ... + OW]."""
+        f = self.c.extents[1]
+        oh, ow = self.out_rows
+        g_loop = scf.ForOp(self.index(0), self.index(self.g), self.index(1))
+        with ir.InsertionPoint(g_loop.body):
+            g = g_loop.induction_variable
+            image = arith.addi(arith.muli(block, self.index(self.g)), g)
+            column = arith.muli(g, self.index(self.pixels))
+            f_loop = scf.ForOp(self.index(0), self.index(f), self.index(1))
+            with ir.InsertionPoint(f_loop.body):
+                row = f_loop.induction_variable
+                r_loop = scf.ForOp(self.index(0), self.index(oh), self.index(1))
+                with ir.InsertionPoint(r_loop.body):
+                    r = r_loop.induction_variable
+                    at_r = arith.addi(column, arith.muli(r, self.index(ow)))
+                    for j in range(0, ow, self.lanes):
+                        width = min(self.lanes, ow - j)
+                        at = arith.addi(at_r, self.index(j)) if j else at_r
+                        value = self._load_lanes(self.block_c, [row, at], width)
+                        out_at = [image, row, r, self.index(j)]
+                        total = arith.addf(value, self._load_lanes(self.out, out_at, width))
+                        self._store_lanes(total, self.out, out_at, width)
+                    scf.YieldOp([])
+                scf.YieldOp([])
+            scf.YieldOp([])
+
+
+def _attr(op: ir.Operation, name: str) -> list[int]:
+    return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])]
