@@ -51,14 +51,38 @@ def batched_im2col_emitter(
     return _Batched(op, types, blocking, g, n)
 
 
+def _levels(n: int | None, g: int) -> list[tuple[int, int | None]]:
+    """(images per block, blocks) in the order they run: whole blocks of g, then the rest in
+    blocks of halving powers of two (a `?` batch: every level, each 0 or 1 block at run time,
+    so a batch under g still runs blocks of 8, 4, 2 rather than one image at a time)."""
+    below = [1 << i for i in range(max(g - 1, 1).bit_length() - 1, -1, -1) if 1 << i < g]
+    if n is None:
+        return [(g, None)] + [(p, None) for p in below]
+    out, rest = [(g, n // g)], n % g
+    for p in below:
+        if rest >= p:
+            out.append((p, 1))
+            rest -= p
+    return out
+
+
 class _Batched:
-    """Whole blocks of G images, then the images past them one at a time."""
+    """The batch as blocks of images, biggest first (`_levels`)."""
 
     def __init__(self, op, types, blocking, g, n):
         self.c_starts_zero = False  # the output's fill stays: the blocks add into it
-        self.parts = [ImageBlocks(op, types, blocking, g)]
-        if g > 1 and (n is None or n % g):
-            self.parts.append(ImageBlocks(op, types, blocking, 1, after=g))
+        self.parts, first = [], 0
+        if n is None:
+            index = lambda v: arith.constant(ir.IndexType.get(), v)  # noqa: E731
+            size, first = memref.dim(op.operands[2], index(0)), index(0)
+        for images, blocks in _levels(n, g):
+            if n is None:  # the blocks of `images` that fit in what is left
+                blocks = arith.divui(arith.subi(size, first), index(images))
+            self.parts.append(ImageBlocks(op, types, blocking, images, first, blocks))
+            if n is None:
+                first = arith.addi(first, arith.muli(blocks, index(images)))
+            else:
+                first += images * blocks
 
     def emit(self) -> None:
         for part in self.parts:
@@ -66,11 +90,11 @@ class _Batched:
 
 
 class ImageBlocks(Im2colEmitter):
-    """The `packed` outer kernel over blocks of G images; dims 0 image block, 1 filter (m), 2
-    column g*OH*OW + pixel (n), 3 (channel, kh, kw) (k). C is a [F, G*OH*OW] buffer. With
-    `after`, the blocks (of one image) start past the whole blocks of `after` images."""
+    """The `packed` outer kernel over `blocks` blocks of G images from image `first` on (ints,
+    or run-time values); dims 0 image block, 1 filter (m), 2 column g*OH*OW + pixel (n), 3
+    (channel, kh, kw) (k). C is a [F, G*OH*OW] buffer added into the output's G images."""
 
-    def __init__(self, op, types, blocking: Blocking, g: int, after: int = 0):
+    def __init__(self, op, types, blocking: Blocking, g: int, first, blocks):
         image, weight, out = op.operands
         n, f, oh, ow = types[2].shape
         channels, kh, kw = types[1].shape[1:]
@@ -82,8 +106,8 @@ class ImageBlocks(Im2colEmitter):
         self.out = out
         # shared by the blocks (allocated once): the block loop runs in order
         self.block_c = memref.alloc(ir.MemRefType.get([f, g * p], out_element), [], [])
-        dynamic = ir.ShapedType.is_dynamic_size(n)
-        extents = (None if dynamic else n // g, f, g * p, k)
+        dynamic = not isinstance(blocks, int)
+        extents = (None if dynamic else blocks, f, g * p, k)
         index = ((((1, 1),), ((3, 1),)), (), (((1, 1),), ((2, 1),)))
         sizes = ((out, 0), (flat_weight, 0), (self.block_c, 1), (flat_weight, 1))
         contraction = Contraction(
@@ -96,37 +120,23 @@ class ImageBlocks(Im2colEmitter):
         self.strides, self.dilations = _attr(op, "strides"), _attr(op, "dilations")
         self.g, self.pixels = g, p
         self.c_starts_zero = True  # each block's product overwrites block_c
-        top = self._top
-        self.first = self.index(0)
-        if after:  # the images past the whole blocks of `after`
-            if dynamic:
-                size = memref.dim(out, self.index(0), ip=top)
-                whole = arith.divui(size, self.index(after), ip=top)
-                self.first = arith.muli(whole, self.index(after), ip=top)
-                self._extents[0] = size
-            else:
-                self.first = self.index(n - n % after)  # g is 1: the loop runs to n
-        elif dynamic:  # whole blocks in the `?` batch
-            size = memref.dim(out, self.index(0), ip=top)
-            self._extents[0] = arith.divui(size, self.index(g), ip=top)
+        self.first = self.index(first) if isinstance(first, int) else first
+        if dynamic:
+            self._extents[0] = blocks
 
     def emit(self) -> None:
         super().emit()
         memref.dealloc(self.block_c)
 
-    def _outer_loops(self, dims, ivs, packed=None):
-        if not dims:
-            return super()._outer_loops(dims, ivs, packed)
-        loop = scf.ForOp(self.first, self.extent(0), self.index(1))
-        with ir.InsertionPoint(loop.body):
-            super()._outer_loops(dims[1:], {**ivs, 0: loop.induction_variable}, packed)
-            scf.YieldOp([])
+    def _image(self, block, g):
+        """The image of block `block`'s g-th column block."""
+        return arith.addi(self.first, arith.addi(arith.muli(block, self.index(self.g)), g))
 
     def _pack(self, ivs, packed):
         loop = scf.ForOp(self.index(0), self.index(self.g), self.index(1))
         with ir.InsertionPoint(loop.body):
             g = loop.induction_variable
-            image = arith.addi(arith.muli(ivs[0], self.index(self.g)), g)
+            image = self._image(ivs[0], g)
             self._pack_image(image, packed, arith.muli(g, self.index(self.pixels)))
             scf.YieldOp([])
         self.b, self.b_index = packed, (((3, 1),), ((2, 1),))
@@ -142,7 +152,7 @@ class ImageBlocks(Im2colEmitter):
         g_loop = scf.ForOp(self.index(0), self.index(self.g), self.index(1))
         with ir.InsertionPoint(g_loop.body):
             g = g_loop.induction_variable
-            image = arith.addi(arith.muli(block, self.index(self.g)), g)
+            image = self._image(block, g)
             column = arith.muli(g, self.index(self.pixels))
             f_loop = scf.ForOp(self.index(0), self.index(f), self.index(1))
             with ir.InsertionPoint(f_loop.body):
