@@ -13,7 +13,7 @@ COMPILE = """
 import torch, aten_mlir
 from aten_mlir.backends.cpu import threads
 from tests.modules import Fn
-a, b = torch.randn(256, 320), torch.randn(320, 384)
+a, b = torch.randn(1024, 320), torch.randn(320, 384)  # 8 blocks of rows: loops of >= 3 shares
 compiled = aten_mlir.compile(torch.export.export(Fn(lambda a, b: a @ b), (a, b)), target="cpu")
 """
 
