@@ -9,6 +9,8 @@ batch 1 is unchanged and no block reads past the batch.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
@@ -104,8 +106,9 @@ class ImageBlocks(Im2colEmitter):
             ir.MemRefType.get([f, k], element), weight, [[0], [1, 2, 3]]
         )
         self.out = out
-        # shared by the blocks (allocated once): the block loop runs in order
-        self.block_c = memref.alloc(ir.MemRefType.get([f, g * p], out_element), [], [])
+        # C and the copy are allocated per block (`_outer_loops`): the blocks stay independent
+        self.block_c_type = ir.MemRefType.get([f, g * p], out_element)
+        self.block_c = out  # until a block allocates its own
         dynamic = not isinstance(blocks, int)
         extents = (None if dynamic else blocks, f, g * p, k)
         index = ((((1, 1),), ((3, 1),)), (), (((1, 1),), ((2, 1),)))
@@ -125,7 +128,20 @@ class ImageBlocks(Im2colEmitter):
             self._extents[0] = blocks
 
     def emit(self) -> None:
-        super().emit()
+        self.b, self.b_index = self.c.b, self.c.index[1]
+        self._outer_loops(list(self.c.outer), {})
+
+    def _outer_loops(self, dims, ivs, packed=None):
+        if dims:
+            return super()._outer_loops(dims, ivs)
+        c = self.c
+        packed_type = ir.MemRefType.get([c.extents[c.k], c.extents[c.n]], self.element)
+        packed = memref.alloc(packed_type, [], [])
+        self.block_c = memref.alloc(self.block_c_type, [], [])
+        self.c = replace(c, c=self.block_c)
+        self._pack(ivs, packed)
+        self._kernel(ivs)
+        memref.dealloc(packed)
         memref.dealloc(self.block_c)
 
     def _image(self, block, g):
