@@ -39,8 +39,8 @@ from mlir.dialects import arith, memref, scf
 from aten_mlir.backends.cpu.target import cpu_target
 
 from .amx_pack import DEPTH, ROWS, TileOperands
-from .amx_result import ResultRows, truncation, zero_fill
-from .kernels import Contraction
+from .amx_result import ResultRows, truncation
+from .kernels import Contraction, zero_fill_before
 
 # the result is computed 2 x 2 tiles at a time
 BLOCK = 2 * ROWS
@@ -128,7 +128,7 @@ class AmxEmitter(TileOperands):
         # C zero-filled right before: the fill is dropped (the kernel writes every element),
         # the tiles start as tile_zero, not loads, and rows go into C stored, not added
         writes_c = (self.c_in_place or self.rows_into_c) and _flag("ZERO_FILL", "1") != "0"
-        self.zero_fill = zero_fill(c) if writes_c and self._no_outer_sums() else None
+        self.zero_fill = zero_fill_before(c) if writes_c and self._no_outer_sums() else None
 
     def _roles(self):
         """The row operand: the bigger input contiguous along k (read in place when it can

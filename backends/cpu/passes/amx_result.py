@@ -1,8 +1,8 @@
 """How the AMX kernel's (`amx`) results meet C: C's initial state, and the result tiles added
 into C right after their k loop when C is not the tiles' own layout.
 
-A `linalg.fill` of 0 into C right before the product (`zero_fill`) lets the tiles start as
-`tile_zero` instead of loads, and the fill go (the kernel writes every element of C).
+A `linalg.fill` of +0.0 into C right before the product (`kernels.zero_fill_before`) lets the
+tiles start as `tile_zero` instead of loads, and the fill go (the kernel writes all of C).
 
 When C is not the tiles' layout but contiguous along n, the 2 x 2 tiles of a block go through
 a 4 KiB scratch (in L1) and each tile row (or, when the tile rows run along n, a Linear's
@@ -24,42 +24,6 @@ from mlir import ir
 from mlir.dialects import arith, vector
 
 from .amx_pack import ROWS
-
-
-def zero_fill(c) -> ir.Operation | None:
-    """The `linalg.fill` of 0 into exactly C before the contraction with only ops that write
-    no memory between them (a write through a view of C would not name C), or None."""
-    found = None
-    for op in c.op.operation.block.operations:
-        op = op.operation
-        if op == c.op.operation:
-            return found
-        if op.name == "linalg.fill" and op.operands[1] == c.c and _is_zero(op.operands[0]):
-            found = op
-        elif not op.name.startswith(_WRITES_NOTHING):
-            found = None
-    return None
-
-
-# ops that may sit between C's zero fill and the contraction
-_WRITES_NOTHING = (
-    "arith.",
-    "memref.alloc",
-    "memref.dim",
-    "memref.subview",
-    "memref.cast",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.reinterpret_cast",
-)
-
-
-def _is_zero(v: ir.Value) -> bool:
-    owner = v.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return False
-    value = owner.attributes["value"]
-    return isinstance(value, ir.FloatAttr) and value.value == 0.0
 
 
 def truncation(c, kernel_block) -> tuple[ir.Operation, ir.Value] | None:
