@@ -100,3 +100,19 @@ def test_recurrent_steps_with_a_dynamic_batch(cell, tmp_path):
         for batch in (1, 9, 33):
             x = torch.randn(batch, 20, 64)
             torch.testing.assert_close(compiled(x), model(x), rtol=1e-4, atol=1e-4)
+
+
+def test_a_long_k_with_enough_rows_takes_the_blocked_outer_kernel(tmp_path):
+    """k >= 2048 and >= 64 rows: B^T packed into k-blocked panels (the dot kernel's B block no
+    longer fits L2), decided at run time for `?` rows; values at both sides of the line."""
+    from aten_mlir.backends.cpu.passes.kernel_choice import packs_b
+
+    assert packs_b(11008, 128) and not packs_b(11008, 9) and not packs_b(1024, 128)
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(2048, 48)
+    ep = torch.export.export(layer, (torch.randn(9, 2048),), dynamic_shapes=({0: Dim("b")},))
+    compiled = aten_mlir.compile(ep, target="cpu", cache=False, dump_dir=tmp_path)
+    assert _choices(tmp_path), "no run-time choice for a ? -row product with k = 2048"
+    for rows in (9, 63, 64, 100):
+        x = torch.randn(rows, 2048)
+        torch.testing.assert_close(compiled(x), layer(x), atol=1e-3, rtol=1e-4)
