@@ -97,7 +97,7 @@ def narrow_dot_emitter(c: Contraction, types, blocks: Blocking, cpu: str = "") -
 
 
 def _columns(rows: int) -> int:
-    cols = int(os.environ.get("ATEN_MLIR_NARROW_DOT_COLS", _MAX_COLS))
+    cols = _MAX_COLS
     while cols > 1 and rows * cols + cols > _REGISTERS:
         cols -= 1
     return cols
@@ -255,7 +255,7 @@ class NarrowDot(KernelEmitter):
         xs = [self._pairs(c.a, self._at(0, {**ivs, c.m: r, c.k: k}, {}), width) for r in row_at]
         at = {**ivs, c.n: n, c.k: k}
         ws = [self._pairs(c.b, self._at(1, at, {c.n: j}), width) for j in range(cols)]
-        if len(row_at) > int(os.environ.get("ATEN_MLIR_NARROW_SPLIT_ABOVE", _SPLIT_ABOVE)):
+        if len(row_at) > _SPLIT_ABOVE:
             xs, ws = [self._halves(x) for x in xs], [self._halves(w) for w in ws]
             out = []
             for i, (x0, x1) in enumerate(xs):

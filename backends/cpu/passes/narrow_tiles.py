@@ -18,8 +18,6 @@ not a multiple of 32 (a tile would read past a row of W) or whose C is not conti
 
 from __future__ import annotations
 
-import os
-
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
@@ -47,7 +45,7 @@ def fits(e) -> bool:
     k, n = c.extents[c.k], c.extents[c.n]
     # two blocks at least: a loop of one trip folds away, and `opt`'s loop-extract would give
     # the k loop (carrying tiles) a function of its own taking tiles, which LLVM refuses
-    if k is None or k % DEPTH or (n is not None and n < 2 * ROWS * _blocks()):
+    if k is None or k % DEPTH or (n is not None and n < 2 * ROWS * BLOCKS):
         return False
     w_index, c_index = c.index[1], c.index[2]
     w_rows = len(w_index) >= 2 and w_index[-2] == ((c.n, 1),) and w_index[-1] == ((c.k, 1),)
@@ -61,17 +59,13 @@ def _strides_static(v: ir.Value) -> bool:
     return strides[-1] == 1 and dynamic not in strides
 
 
-def _blocks() -> int:
-    return int(os.environ.get("ATEN_MLIR_NARROW_TILE_BLOCKS", BLOCKS))
-
-
 class TileColumns:
     """Builds the tile nest for the emitter `e` (a `narrow_dot.NarrowDot`): its constants,
     extents, indices and gathers."""
 
     def __init__(self, e):
         self.e = e
-        self.blocks = _blocks()
+        self.blocks = BLOCKS
         self.bf16, self.f32 = ir.BF16Type.get(), ir.F32Type.get()
         self.i32 = ir.IntegerType.get_signless(32)
 
