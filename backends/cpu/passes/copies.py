@@ -1,5 +1,5 @@
-"""`cpu-copies-to-generics`: strided `memref.copy` -> an identity `linalg.generic`, which the
-loops stage runs as vector loops.
+"""`cpu-copies-to-generics`: strided `memref.copy` (static or `?` sizes) -> an identity
+`linalg.generic`, which the loops stage runs as vector loops.
 
 Bufferization writes a padded image's interior, an `insert_slice`, as a `memref.copy` into a
 subview. LLVM lowers a copy between contiguous buffers to `memcpy`, but any other to a call of
@@ -23,14 +23,16 @@ from .vectorize_plan import is_identity_layout
 
 
 def _strided_copy(op: ir.Operation) -> bool:
-    """A copy between static memrefs of rank >= 1, not both in identity layout."""
+    """A copy between memrefs of rank >= 1, not both in identity layout. Dynamic sizes too: a
+    `?` batch's padded images are copied the same way (memrefCopy made a dynamic ResNet-18 at
+    batch 33 1.14x its static compile; now 1.00x)."""
     if op.name != "memref.copy":
         return False
     types = [v.type for v in op.operands]
     if not all(isinstance(t, ir.MemRefType) for t in types):
         return False
     source, target = (ir.MemRefType(t) for t in types)
-    if not (source.has_static_shape and target.has_static_shape) or source.rank == 0:
+    if source.rank == 0:
         return False
     return not (is_identity_layout(source) and is_identity_layout(target))
 
@@ -38,7 +40,7 @@ def _strided_copy(op: ir.Operation) -> bool:
 @register_pass
 @dataclass(frozen=True)
 class CopiesToGenerics(ModulePass):
-    """Rewrites memref.copy between static strided memrefs as linalg.generic (identity maps)."""
+    """Rewrites memref.copy between strided memrefs as linalg.generic (identity maps)."""
 
     name: ClassVar[str] = "cpu-copies-to-generics"
 
