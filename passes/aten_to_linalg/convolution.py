@@ -1,6 +1,7 @@
 """Convolutions -> linalg named convolutions on a zero-padded input (bias in the accumulator).
 
-1d/2d/3d with groups 1 use `linalg.conv_{1,2,3}d_nc..._fc...`; grouped 2d uses
+2d/3d with groups 1 use `linalg.conv_{2,3}d_nc..._fc...`; 1d is the 2d conv of a unit-height image
+(the CPU and Triton kernels are written for the 2d op: a 1d op ran as scalar loops); grouped 2d uses
 `linalg.conv_2d_ngchw_gfchw` on channel dims split into (group, channel); other grouped convs are
 one `linalg.generic` of the same form. A transposed convolution is the convolution of the
 zero-dilated, padded input with the flipped kernel whose in/out channels are swapped per group.
@@ -17,6 +18,7 @@ from .builder import PARALLEL, REDUCTION, convert, is_float, tensor_type
 from .elementwise_core import elementwise
 from .registry import register_lowering
 
+# (1d: see _conv_1d_as_2d)
 _NAMED = {1: linalg.conv_1d_ncw_fcw, 2: linalg.conv_2d_nchw_fchw, 3: linalg.conv_3d_ncdhw_fcdhw}
 
 
@@ -30,6 +32,8 @@ def conv_nd(rw, x, w, init, stride, dilation, groups) -> ir.Value:
     """Accumulates the (unpadded) convolution of `x` [N, C, I...] with `w` [F, C/g, K...] into
     `init` [N, F, O...]."""
     n = len(stride)
+    if n == 1 and groups == 1:
+        return _conv_1d_as_2d(rw, x, w, init, stride, dilation)
     if groups == 1:
         with rw.at():
             return _NAMED[n](x, w, outs=[init], strides=stride, dilations=dilation)
@@ -49,6 +53,20 @@ def conv_nd(rw, x, w, init, stride, dilation, groups) -> ir.Value:
     else:
         out = _grouped_generic(rw, xg, wg, og, stride, dilation)
     return T.collapse(rw, out, [[0], [1, 2], *[[d + 1] for d in range(2, n + 2)]])
+
+
+def _conv_1d_as_2d(rw, x, w, init, stride, dilation) -> ir.Value:
+    """[N, C, L] * [F, C, K] as [N, C, 1, L] * [F, C, 1, K] -> [N, F, 1, O] (views, no copy)."""
+    unit = [[0], [1], [2, 3]]
+    xs, ws, os_ = rw.sizes(x), rw.sizes(w), rw.sizes(init)
+    x2 = T.expand(rw, x, unit, [xs[0], xs[1], 1, xs[2]])
+    w2 = T.expand(rw, w, unit, [ws[0], ws[1], 1, ws[2]])
+    o2 = T.expand(rw, init, unit, [os_[0], os_[1], 1, os_[2]])
+    with rw.at():
+        out = linalg.conv_2d_nchw_fchw(
+            x2, w2, outs=[o2], strides=[1, *stride], dilations=[1, *dilation]
+        )
+    return T.collapse(rw, out, unit)
 
 
 def _grouped_generic(rw, xg, wg, og, stride, dilation):

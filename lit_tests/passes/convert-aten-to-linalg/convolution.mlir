@@ -41,7 +41,12 @@ func.func @grouped(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2
 // CHECK: %[[D:.+]] = tensor.insert_slice %{{.+}} into %[[Z]][0, 0, 1] [2, 4, 5] [1, 1, 2]
 // CHECK: linalg.generic {indexing_maps = [#[[FLIP]],
 // CHECK: %[[K:.+]] = tensor.collapse_shape %{{.+}} : tensor<1x3x4x3xf32> into tensor<3x4x3xf32>
-// CHECK: linalg.conv_1d_ncw_fcw {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%[[D]], %[[K]] : tensor<2x4x12xf32>, tensor<3x4x3xf32>)
+// A 1d conv runs as the 2d conv of a unit-height image (views in and out).
+// CHECK-DAG: %[[D2:.+]] = tensor.expand_shape %[[D]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 4, 1, 12]
+// CHECK-DAG: %[[K2:.+]] = tensor.expand_shape %[[K]] {{\[\[}}0], [1], [2, 3]] output_shape [3, 4, 1, 3]
+// CHECK: %[[O:.+]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[D2]], %[[K2]] : tensor<2x4x1x12xf32>, tensor<3x4x1x3xf32>)
+// CHECK: tensor.collapse_shape %[[O]] {{\[\[}}0], [1], [2, 3]] : tensor<2x3x1x10xf32> into tensor<2x3x10xf32>
+// CHECK-NOT: conv_1d
 func.func @transposed(%x: tensor<2x4x5xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x3x10xf32> {
   %0 = "aten.convolution"(%x, %w) {dilation = array<i64: 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 1>, padding = array<i64: 1>, stride = array<i64: 2>, transposed = true} : (tensor<2x4x5xf32>, tensor<4x3x3xf32>) -> tensor<2x3x10xf32>
   return %0 : tensor<2x3x10xf32>
