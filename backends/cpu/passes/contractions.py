@@ -38,6 +38,7 @@ from .kernel_choice import KernelChoice, kernel_choice_emitter, packs_b
 from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride, zero_fill_before
 from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
+from .staged_c import contiguous_type, stage_c, strided_c
 
 _CONV = "linalg.conv_2d_nchw_fchw"
 # A dynamic extent when choosing a kernel: a batch of rows, a sequence
@@ -137,14 +138,17 @@ def _is_mul_add(op: ir.Operation) -> bool:
     return yld.operands[0] == add.results[0]
 
 
-def match(op: ir.Operation) -> Contraction | None:
+def match(op: ir.Operation, contiguous_c: bool = False) -> Contraction | None:
     """The contraction `op` computes, when the micro-kernels can run it; else None. Dynamic
-    extents are None in `extents`, with the memref and axis to read them from in `sizes`."""
+    extents are None in `extents`, with the memref and axis to read them from in `sizes`.
+    `contiguous_c`: as if C were in the identity layout (see `staged_c`)."""
     if op.name not in ("linalg.generic", _CONV, *NAMED_PRODUCTS) or len(op.operands) != 3:
         return None
     types = [_memref(v) for v in op.operands]
     if len(op.results) or any(t is None for t in types):
         return None  # on tensors
+    if contiguous_c:
+        types[2] = contiguous_type(types[2])
     found = _indices_of(op)
     if not _element_types_fit(types) or found is None or not _is_mul_add(op):
         return None
@@ -253,6 +257,10 @@ class VectorizeContractions(ModulePass):
     cpu: str = option("", "-mcpu name whose vector width sets the register block; '': the build's")
 
     def run(self, module_op: ir.Operation) -> None:
+        with module_op.context:
+            for op in list(nested_ops(module_op)):
+                if strided_c(op) and match(op, contiguous_c=True) is not None:
+                    stage_c(op)
         found = [c for c in map(match, nested_ops(module_op)) if c is not None]
         if not found:
             return
