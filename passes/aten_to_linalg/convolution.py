@@ -1,11 +1,12 @@
-"""Convolutions -> linalg named convolutions on a zero-padded input (bias in the accumulator).
+"""Convolutions -> linalg convolutions on a zero-padded input (bias in the accumulator).
 
-2d/3d with groups 1 use `linalg.conv_{2,3}d_nc..._fc...`; 1d is the 2d conv of a unit-height image
-(the CPU and Triton kernels are written for the 2d op: a 1d op ran as scalar loops); grouped 2d uses
-`linalg.conv_2d_ngchw_gfchw` on channel dims split into (group, channel); other grouped convs are
-one `linalg.generic` of the same form. A transposed convolution is the convolution of the
-zero-dilated, padded input with the flipped kernel whose in/out channels are swapped per group.
-f16/bf16 accumulate in f32 (the named ops cast their operands to the accumulator type).
+2d with groups 1 is `linalg.conv_2d_nchw_fchw`; 1d with groups 1 is the 2d conv of a unit-height
+image; the others (3d, grouped) are one `linalg.generic` over channel dims split into (group,
+channel). The CPU kernels take those two forms: the named 1d, 3d and grouped 2d ops had none and
+ran as scalar loops (Conv3d 38x eager, a 4-group Conv2d 26x). A transposed convolution is the
+convolution of the zero-dilated, padded input with the flipped kernel whose in/out channels are
+swapped per group. f16/bf16 accumulate in f32 (the named ops cast their operands to the
+accumulator type).
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ from .builder import PARALLEL, REDUCTION, convert, is_float, tensor_type
 from .elementwise_core import elementwise
 from .registry import register_lowering
 
-# (1d: see _conv_1d_as_2d)
-_NAMED = {1: linalg.conv_1d_ncw_fcw, 2: linalg.conv_2d_nchw_fchw, 3: linalg.conv_3d_ncdhw_fcdhw}
+_SPATIAL_RANKS = (1, 2, 3)
 
 
 def conv_out_size(rw, i, k, s, p, d) -> T.Size:
@@ -34,9 +34,9 @@ def conv_nd(rw, x, w, init, stride, dilation, groups) -> ir.Value:
     n = len(stride)
     if n == 1 and groups == 1:
         return _conv_1d_as_2d(rw, x, w, init, stride, dilation)
-    if groups == 1:
+    if groups == 1 and n == 2:
         with rw.at():
-            return _NAMED[n](x, w, outs=[init], strides=stride, dilations=dilation)
+            return linalg.conv_2d_nchw_fchw(x, w, outs=[init], strides=stride, dilations=dilation)
     xs, ws, os_ = rw.sizes(x), rw.sizes(w), rw.sizes(init)
     cg = T.floordiv(rw, xs[1], groups)
     fg = T.floordiv(rw, ws[0], groups)
@@ -47,11 +47,7 @@ def conv_nd(rw, x, w, init, stride, dilation, groups) -> ir.Value:
     og = T.expand(
         rw, init, [[0], [1, 2], *[[d + 1] for d in range(2, n + 2)]], [os_[0], groups, fg, *os_[2:]]
     )
-    if n == 2:
-        with rw.at():
-            out = linalg.conv_2d_ngchw_gfchw(xg, wg, outs=[og], strides=stride, dilations=dilation)
-    else:
-        out = _grouped_generic(rw, xg, wg, og, stride, dilation)
+    out = _grouped_generic(rw, xg, wg, og, stride, dilation)
     return T.collapse(rw, out, [[0], [1, 2], *[[d + 1] for d in range(2, n + 2)]])
 
 
@@ -184,7 +180,9 @@ def lower_convolution(op, rw):
     stride, padding, dilation = (_expand_list(a[k], n) for k in ("stride", "padding", "dilation"))
     output_padding = _expand_list(a.get("output_padding") or [0], n)
     groups, transposed = a["groups"], a["transposed"]
-    if n not in _NAMED or any(not isinstance(v, int) for v in (*stride, *padding, *dilation)):
+    if n not in _SPATIAL_RANKS or any(
+        not isinstance(v, int) for v in (*stride, *padding, *dilation)
+    ):
         return None
     if transposed and any(wt.is_dynamic_dim(d) for d in range(2, wt.rank)):
         return None  # the flipped kernel's affine map needs static kernel sizes
