@@ -38,7 +38,7 @@ from .kernel_choice import KernelChoice, kernel_choice_emitter, packs_b
 from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride, zero_fill_before
 from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
-from .staged_c import contiguous_type, stage_c, strided_c
+from .staging import contiguous_type, stage_a_along_k, stage_c, strided_c
 
 _CONV = "linalg.conv_2d_nchw_fchw"
 # A dynamic extent when choosing a kernel: a batch of rows, a sequence
@@ -141,7 +141,7 @@ def _is_mul_add(op: ir.Operation) -> bool:
 def match(op: ir.Operation, contiguous_c: bool = False) -> Contraction | None:
     """The contraction `op` computes, when the micro-kernels can run it; else None. Dynamic
     extents are None in `extents`, with the memref and axis to read them from in `sizes`.
-    `contiguous_c`: as if C were in the identity layout (see `staged_c`)."""
+    `contiguous_c`: as if C were in the identity layout (see `staging`)."""
     if op.name not in ("linalg.generic", _CONV, *NAMED_PRODUCTS) or len(op.operands) != 3:
         return None
     types = [_memref(v) for v in op.operands]
@@ -261,6 +261,8 @@ class VectorizeContractions(ModulePass):
             for op in list(nested_ops(module_op)):
                 if strided_c(op) and match(op, contiguous_c=True) is not None:
                     stage_c(op)
+                if match(op) is None:
+                    stage_a_along_k(op, match)
         found = [c for c in map(match, nested_ops(module_op)) if c is not None]
         if not found:
             return

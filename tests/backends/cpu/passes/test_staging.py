@@ -1,5 +1,5 @@
 """A product whose output is a strided view runs on the vector kernels through a contiguous
-staging buffer (`staged_c`): a conv feeding a transposed conv writes every other column of the
+staging buffer (`staging`): a conv feeding a transposed conv writes every other column of the
 zero-dilated buffer, and ran as scalar loops (a small UNet at batch 7: 5x eager)."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ from torch import nn
 from torch.export import Dim
 
 import aten_mlir
+from tests.modules import Fn
 
 
 class _Decoder(nn.Module):
@@ -39,3 +40,24 @@ def test_a_conv_into_a_transposed_convs_dilated_input(tmp_path):
     assert "strided<[" in bufferized  # the case: some conv's C is a strided view
     assert "linalg.conv" not in vectorized and "vector.fma" in vectorized
     assert "memref.copy" not in (tmp_path / "06-loops.mlir").read_text()
+
+
+def _both_transposed(a, b):
+    # the backward of attention's products: both operands read through a transpose
+    return a.transpose(1, 2) @ b.transpose(1, 2)
+
+
+def test_a_product_of_two_transposed_operands(tmp_path):
+    batch, seq = Dim("b"), Dim("seq", min=2, max=512)
+    example = torch.randn(3, 40, 24), torch.randn(3, 33, 40)
+    ep = torch.export.export(
+        Fn(_both_transposed),
+        example,
+        dynamic_shapes=(({0: batch, 1: seq}, {0: batch, 2: seq}),),
+    )
+    program = aten_mlir.compile(ep, dump_dir=tmp_path)
+    for batch, length in ((1, 7), (3, 40), (2, 129)):
+        a, b = torch.randn(batch, length, 24), torch.randn(batch, 33, length)
+        torch.testing.assert_close(program(a, b), _both_transposed(a, b), rtol=1e-4, atol=1e-4)
+    vectorized = (tmp_path / "05-vectorize.mlir").read_text()
+    assert '"reduction"' not in vectorized and "vector.fma" in vectorized

@@ -28,3 +28,27 @@ func.func @dynamic(%a: memref<?x8xf32>, %b: memref<8x32xf32>, %c: memref<?x32xf3
   linalg.matmul ins(%a, %b : memref<?x8xf32>, memref<8x32xf32>) outs(%c : memref<?x32xf32, strided<[64, 2], offset: 1>>)
   return
 }
+
+// -----
+
+// A read along m, B along k (`a.T @ b.T`): A is copied with k innermost (a transposing generic,
+// vector loops later), and the product runs as `x @ W.T`.
+#a = affine_map<(m, n, k) -> (k, m)>
+#b = affine_map<(m, n, k) -> (n, k)>
+#c = affine_map<(m, n, k) -> (m, n)>
+// CHECK-DAG: #[[T:.+]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK-LABEL: func.func @both_transposed
+// CHECK: %[[A:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x64xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.+}}, #[[T]]], iterator_types = ["parallel", "parallel"]} ins(%arg0 : memref<64x16xf32>) outs(%[[A]] : memref<16x64xf32>)
+// CHECK: vector.fma
+// CHECK: memref.dealloc %[[A]]
+// CHECK-NOT: "reduction"
+func.func @both_transposed(%a: memref<64x16xf32>, %b: memref<32x64xf32>, %c: memref<16x32xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]} ins(%a, %b : memref<64x16xf32>, memref<32x64xf32>) outs(%c : memref<16x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
