@@ -31,6 +31,7 @@ PASS_MODULES: dict[str, str] = {
     "convert-aten-to-linalg": "aten_mlir.passes.aten_to_linalg.lower_pass",
     # CPU backend (backends/cpu/passes/)
     "cpu-accurate-math": "aten_mlir.backends.cpu.passes.accurate_math",
+    "cpu-contract-row-buffers": "aten_mlir.backends.cpu.passes.row_buffers",
     "cpu-copies-to-generics": "aten_mlir.backends.cpu.passes.copies",
     "cpu-emit-c-interface": "aten_mlir.backends.cpu.passes.c_interface",
     "cpu-fast-math": "aten_mlir.backends.cpu.passes.fast_math",

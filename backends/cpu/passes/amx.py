@@ -15,8 +15,9 @@ product may be the row operand; we take the bigger one that has k contiguous (a 
   add into C); else, C contiguous along n, each block's tiles go through a 4-tile scratch
   and are added into C's rows (`amx_result`, transposed when the rows are n, a Linear's
   weight); else through a result buffer added into C element by element. When the zero-filled
-  C is only rounded to bf16 afterwards (a bf16 mm), the rows are written rounded into that
-  bf16 buffer and C, its fill and the rounding generic go (`amx_result.truncation`).
+  C is only mapped elementwise afterwards (rounded to bf16: a bf16 mm; scaled: attention's
+  scores), the rows are written mapped into the generic's output and C, its fill and the
+  generic go (`amx_epilogue`).
 Zero padding to whole 32 x 32 blocks makes every remainder, static or `?`, exact without
 masks in the tile loop. Loops around the kernel (batch, heads) are plain `scf.for`s; the
 (column panel, 32 rows) pairs inside are an `scf.parallel` that `cpu-parallelize-loops` runs
@@ -38,8 +39,9 @@ from mlir.dialects import arith, memref, scf
 
 from aten_mlir.backends.cpu.target import cpu_target
 
+from .amx_epilogue import epilogue
 from .amx_pack import DEPTH, ROWS, TileOperands
-from .amx_result import ResultRows, truncation
+from .amx_result import ResultRows
 from .kernels import Contraction, zero_fill_before
 
 # the result is computed 2 x 2 tiles at a time
@@ -177,12 +179,13 @@ class AmxEmitter(TileOperands):
             # a branch of another kernel's test (narrow_dot's few `?` rows): the other branch
             # adds into the zero-filled C too, so the fill stays and the tiles start from C
             self.zero_fill = None
-        # C zero-filled then only rounded to bf16: the kernel writes the rounded rows
+        # C zero-filled then only mapped elementwise (rounded to bf16): the kernel writes the
+        # mapped rows
         self.rounding = None
         if self.zero_fill is not None and _flag("ROUND", "1") != "0":
-            self.rounding = truncation(self.c, block)
+            self.rounding = epilogue(self.c, block)
         if self.rounding is not None:
-            _define_before(self.rounding[1].owner.operation, self.c.op.operation)
+            _define_before(self.rounding.d.owner.operation, self.c.op.operation)
             self.c_in_place, self.rows_into_c = False, True
         self.zero_start = self.zero_fill is not None or not self.c_in_place
         row_dim, vnni_dim = self.row[1], self.vnni[1]
@@ -203,7 +206,7 @@ class AmxEmitter(TileOperands):
         if self.zero_fill is not None:
             self.zero_fill.erase()
         if self.rounding is not None:
-            self.rounding[0].erase()
+            self.rounding.generic.erase()
         for buffer in (self.vnni_buffer, self.rows_buffer, self.out):
             if buffer is not None:
                 memref.dealloc(buffer)
@@ -289,8 +292,7 @@ class AmxEmitter(TileOperands):
             if self.rows_into_c:  # the whole k per block; a 2 x 2 tiles' scratch per thread
                 depths = kp if isinstance(kp, int) else 1 << 40  # k_stop: min(k0 + 2^40, kp)
                 t = ir.MemRefType.get([4, ROWS, ROWS], self.f32)
-                rounded = self.rounding[1] if self.rounding else None
-                rows = ResultRows(self, ivs, self.zero_fill is not None, rounded)
+                rows = ResultRows(self, ivs, self.zero_fill is not None, self.rounding)
                 into_c = (rows, memref.alloc(t, [], []))
 
             def chunk(k0, first: bool) -> None:

@@ -10,9 +10,10 @@ weight being the row operand, each row of the tile transposed in registers) is a
 row of C, 16 columns at a time, masked past C's extents. (Adding block i's rows after block
 i + 1's k loop, to overlap them with the tile products, was slower: BERT FFN 0.94 vs 0.84 ms.)
 
-When C is a zero-filled f32 buffer only rounded to bf16 afterwards (what a bf16 product
-bufferizes to), the rows are rounded and stored into the bf16 buffer instead: the f32 result
-never goes to memory (bf16 mm 1024^3: 2.24 vs 2.45 ms, BERT FFN 0.99 vs 1.07 ms).
+When C is a zero-filled f32 buffer only mapped elementwise afterwards (rounded to bf16: what a
+bf16 product bufferizes to; `amx_epilogue`), the rows are mapped and stored into the generic's
+output instead: the f32 result never goes to memory (bf16 mm 1024^3: 2.24 vs 2.45 ms, BERT FFN
+0.99 vs 1.07 ms).
 
 It replaces a result buffer the size of C written by the tiles then gathered into C down its
 tile columns (a BERT FFN x[128,768] @ W[3072,768].T: 1.5 MiB, a quarter of the run time).
@@ -26,70 +27,20 @@ from mlir.dialects import arith, vector
 from .amx_pack import ROWS
 
 
-def truncation(c, kernel_block) -> tuple[ir.Operation, ir.Value] | None:
-    """The `linalg.generic` that only rounds C (a fresh f32 buffer, used by nothing else but
-    its fill and dealloc) into a fresh bf16 D of the same shape, with nothing touching D
-    between the product and it; and D. The kernel then writes D itself (bf16 mm's
-    accumulator never goes through memory). None when the kernel is not emitted in the
-    product's block (another kernel's branch also writes C)."""
-    op = c.op.operation
-    owner = c.c.owner
-    if kernel_block != op.block or isinstance(owner, ir.Block) or owner.name != "memref.alloc":
-        return None
-    users = [u.owner.operation for u in c.c.uses if u.owner.operation != op]
-    generics = [u for u in users if u.name == "linalg.generic"]
-    others = [u for u in users if u.name not in ("linalg.fill", "memref.dealloc", "linalg.generic")]
-    if len(generics) != 1 or others:
-        return None
-    g = generics[0]
-    if g.block != op.block or len(g.operands) != 2 or g.operands[0] != c.c or not _rounds(g):
-        return None
-    d = g.operands[1]
-    d_alloc = d.owner
-    if isinstance(d_alloc, ir.Block) or d_alloc.name != "memref.alloc" or len(d_alloc.operands):
-        return None
-    if ir.MemRefType(d.type).shape != ir.MemRefType(c.c.type).shape:
-        return None
-    # nothing between the product and the rounding uses D (it is fresh, filled by the generic)
-    between, seen = False, False
-    for o in op.block.operations:
-        o = o.operation
-        if o == op:
-            between = True
-        elif o == g:
-            seen = True
-            break
-        elif between and any(v == d for v in o.operands):
-            return None
-    return (g, d) if seen else None
-
-
-def _rounds(g: ir.Operation) -> bool:
-    """`g` is out = truncf(in) to bf16 with identity maps, all dims parallel."""
-    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(g.attributes["indexing_maps"])]
-    if not all(m.is_permutation and m == ir.AffineMap.get_identity(m.n_dims) for m in maps):
-        return False
-    ops = [o.operation for o in g.regions[0].blocks[0].operations]
-    return (
-        len(ops) == 2
-        and ops[0].name == "arith.truncf"
-        and isinstance(ops[0].results[0].type, ir.BF16Type)
-        and ops[0].operands[0] == g.regions[0].blocks[0].arguments[0]
-        and ops[1].name == "linalg.yield"
-        and ops[1].operands[0] == ops[0].results[0]
-    )
-
-
 class ResultRows:
     """Adds 16 x 16 f32 tiles in `scratch[t]` into C (contiguous along n) for one emitter."""
 
-    def __init__(self, emitter, ivs, overwrite: bool, rounded=None):
+    def __init__(self, emitter, ivs, overwrite: bool, epilogue=None):
         # overwrite: C was zero-filled (the fill dropped), rows are stored, not added;
-        # rounded: the bf16 buffer rows are written to, rounded, instead of C
-        self.e, self.ivs, self.overwrite, self.rounded = emitter, ivs, overwrite, rounded
+        # epilogue: the rows go through it into its output instead of into C
+        self.e, self.ivs, self.overwrite, self.epilogue = emitter, ivs, overwrite, epilogue
         c = emitter.c
         self.transposed = emitter.row[1] != c.m
         self.m, self.n = emitter.extent(c.m), emitter.extent(c.n)
+        # C in whole blocks of 32 (its tiles' padding never reaches past it): rows unmasked
+        self.whole = all(
+            isinstance(e, int) and e % (2 * ROWS) == 0 for e in (c.extents[c.m], c.extents[c.n])
+        )
         f32, i1 = ir.F32Type.get(), ir.IntegerType.get_signless(1)
         self.row_t = ir.VectorType.get([ROWS], f32)
         self.tile_t = ir.VectorType.get([ROWS, ROWS], f32)
@@ -121,6 +72,15 @@ class ResultRows:
     def _add_row(self, value: ir.Value, m: ir.Value, n0: ir.Value) -> None:
         """C[m, n0 .. n0 + 15] += value, nothing where m or n is past C (padded tiles)."""
         e = self.e
+        if self.whole:
+            indices = e.at(2, {**self.ivs, e.c.m: m, e.c.n: n0})
+            if self.epilogue is not None:
+                vector.store(self.epilogue.apply(value), self.epilogue.d, indices)
+                return
+            if not self.overwrite:
+                value = arith.addf(vector.load(self.row_t, e.c.c, indices), value)
+            vector.store(value, e.c.c, indices)
+            return
         zero = e.index(0)
         inside = arith.cmpi(arith.CmpIPredicate.ult, m, self.m)
         left = arith.maxsi(arith.subi(self.n, n0), zero)
@@ -130,9 +90,8 @@ class ResultRows:
         safe_n = arith.select(arith.cmpi(arith.CmpIPredicate.sgt, count, zero), n0, zero)
         indices = e.at(2, {**self.ivs, e.c.m: safe_m, e.c.n: safe_n})
         mask = vector.create_mask(self.mask_t, [count])
-        if self.rounded is not None:
-            bf16_row = ir.VectorType.get([ROWS], ir.BF16Type.get())
-            vector.maskedstore(self.rounded, indices, mask, arith.truncf(bf16_row, value))
+        if self.epilogue is not None:
+            vector.maskedstore(self.epilogue.d, indices, mask, self.epilogue.apply(value))
             return
         if not self.overwrite:
             old = vector.maskedload(self.row_t, e.c.c, indices, mask, self.zeros)

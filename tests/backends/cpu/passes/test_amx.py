@@ -295,5 +295,72 @@ def test_rounded_result_allocated_before_the_product_stays_in_place():
     alloc = next(i for i, x in enumerate(lines) if "memref.alloc() : memref<64x64xbf16>" in x)
     fill = next(i for i, x in enumerate(lines) if "linalg.fill" in x and ": bf16)" in x)
     assert alloc < fill and "linalg.generic" not in text
-    assert "vector.maskedstore" in text
+    # whole 32 x 32 blocks: the rows go to D unmasked
+    assert "vector.store" in text and "vector.maskedstore" not in text
     assert not [x for x in lines if "linalg.fill" in x and ": f32)" in x]
+
+
+def _scaled_scores(q, k):
+    return (q @ k.transpose(-1, -2)) * 0.125
+
+
+@requires_amx
+@pytest.mark.parametrize("s", [77, 100, 256])
+def test_scaled_scores_mapped_by_the_kernel(tmp_path, s):
+    """Attention's `q @ k^T * scale` in bf16: the f32 accumulator is rounded, scaled and rounded
+    again by the kernel on each block's rows (`amx_epilogue`), straight into the bf16 result:
+    no f32 [batch, heads, s, s] buffer, no generic reading it."""
+    q, k = (torch.randn(3, 8, s, 64, dtype=torch.bfloat16) for _ in range(2))
+    program, text = _compile(_scaled_scores, (q, k), tmp_path)
+    assert "amx.tile_mulf" in text and "linalg.generic" not in text
+    assert f"{s}x{s}xf32>" not in text
+    assert "arith.mulf" in text and "vector<16xf32> to vector<16xbf16>" in text
+    exact = _scaled_scores(q.double(), k.double())
+    assert_close_as_eager(program(q, k), _scaled_scores(q, k), exact)
+
+
+@requires_amx
+def test_scaled_scores_of_a_dynamic_sequence(tmp_path):
+    """The same with the sequence `?`: one compile, 3 sizes. (The tiles run in narrow_dot's
+    branch for more than 8 rows; its few-rows branch adds into the same f32 C, so the
+    generic stays.)"""
+    s = Dim("s", min=2, max=512)
+    q, k = (torch.randn(2, 4, 40, 64, dtype=torch.bfloat16) for _ in range(2))
+    program, text = _compile(_scaled_scores, (q, k), tmp_path, (({2: s}, {2: s}),))
+    assert "amx.tile_mulf" in text
+    for size in (7, 33, 100):
+        q, k = (torch.randn(2, 4, size, 64, dtype=torch.bfloat16) for _ in range(2))
+        exact = _scaled_scores(q.double(), k.double())
+        assert_close_as_eager(program(q, k), _scaled_scores(q, k), exact)
+
+
+def _sdpa(q, k, v):
+    return torch.nn.functional.scaled_dot_product_attention(q, k, v)
+
+
+def _assert_attention_close(ours, q, k, v):
+    """bf16 attention as close to the f32 result as eager's, within bf16 steps (eager keeps
+    the probabilities in f32 inside its flash kernel; ours rounds them to bf16 for `p @ v`)."""
+    exact = _sdpa(q.float(), k.float(), v.float())
+    eager = _sdpa(q, k, v)
+    torch.testing.assert_close(ours.float(), exact, rtol=1.6e-2, atol=1e-2)
+    torch.testing.assert_close(ours, eager, rtol=1.6e-2, atol=1e-2)
+
+
+@requires_amx
+@pytest.mark.parametrize("b, s", [(2, 256), (3, 77), (3, 100)])
+def test_bf16_attention_values(tmp_path, b, s):
+    q, k, v = (torch.randn(b, 8, s, 64, dtype=torch.bfloat16) for _ in range(3))
+    program, text = _compile(_sdpa, (q, k, v), tmp_path)
+    assert text.count("amx.tile_mulf") >= 2
+    _assert_attention_close(program(q, k, v), q, k, v)
+
+
+@requires_amx
+def test_bf16_attention_of_a_dynamic_sequence(tmp_path):
+    s = Dim("s", min=2, max=512)
+    q, k, v = (torch.randn(3, 8, 48, 64, dtype=torch.bfloat16) for _ in range(3))
+    program, _ = _compile(_sdpa, (q, k, v), tmp_path, (({2: s}, {2: s}, {2: s}),))
+    for size in (7, 77, 100):
+        q, k, v = (torch.randn(3, 8, size, 64, dtype=torch.bfloat16) for _ in range(3))
+        _assert_attention_close(program(q, k, v), q, k, v)
