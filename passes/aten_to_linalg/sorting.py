@@ -8,6 +8,7 @@ from mlir.dialects import arith, bufferization, linalg, scf, tensor
 from .builder import PARALLEL, REDUCTION, convert, elem, is_float, tensor_type
 from .registry import register_lowering
 from .sorting_merge import merge_sort
+from .sorting_select import MAX_K, top_k
 
 
 def _sortable(t: ir.Type) -> bool:
@@ -60,17 +61,25 @@ def lower_sort(op, rw):
 
 @register_lowering("aten.topk")
 def lower_topk(op, rw):
-    """aten.topk -> linalg.generic, scf.for(merge sort), linalg.generic(tensor.extract of top k)"""
+    """aten.topk -> scf.for(selection of the k best per row: tensor.extract/insert), or for a
+    large k: linalg.generic, scf.for(merge sort), linalg.generic(tensor.extract of top k)"""
     x = rw.args["self"]
     if not _sortable(elem(x)):
         return None
     xt = tensor_type(x)
     rank = xt.rank
     dim = rw.args.get("dim", -1) % max(rank, 1)
-    values, indices = _sorted(rw, x, dim, bool(rw.args.get("largest", True)))
     if rank == 0:
-        return values, indices
+        return _sorted(rw, x, dim, bool(rw.args.get("largest", True)))
     k = rw.args["k"]
+    n = xt.get_dim_size(dim) if not xt.is_dynamic_dim(dim) else None
+    if isinstance(k, int) and 1 <= k <= MAX_K and n is not None and 4 * k <= n:
+        sizes = rw.sizes(x)
+        kept = [*sizes[:dim], k, *sizes[dim + 1 :]]
+        with rw.at():  # allocs, not empties: CSE would merge an int64 x's two (see _sorted)
+            outs = [_alloc(rw.result_type(i), kept, rw) for i in range(2)]
+            return tuple(top_k(x, *outs, sizes, dim, k, bool(rw.args.get("largest", True))))
+    values, indices = _sorted(rw, x, dim, bool(rw.args.get("largest", True)))
     sizes = rw.sizes(x)
     sizes[dim] = k
     # A gather of the sorted prefix, not an extract_slice view: a strided view returned from a

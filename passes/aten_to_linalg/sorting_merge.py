@@ -19,7 +19,7 @@ def _index(v: int) -> ir.Value:
     return arith.constant(ir.IndexType.get(), v)
 
 
-def _before(a: ir.Value, b: ir.Value, descending: bool) -> ir.Value:
+def sorts_before(a: ir.Value, b: ir.Value, descending: bool) -> ir.Value:
     """`a` sorts strictly before `b` (i1)."""
     if not is_float(a.type):
         pred = arith.CmpIPredicate.sgt if descending else arith.CmpIPredicate.slt
@@ -63,7 +63,9 @@ def _merge_pass(src, dst, outer, dim, n, width, descending):
             vr = tensor.extract(src[0], at(jr))
             left_done = arith.cmpi(arith.CmpIPredicate.uge, i, mid)
             right_left = arith.cmpi(arith.CmpIPredicate.ult, j, hi)
-            take_right = arith.andi(right_left, arith.ori(left_done, _before(vr, vl, descending)))
+            take_right = arith.andi(
+                right_left, arith.ori(left_done, sorts_before(vr, vl, descending))
+            )
             pos = arith.select(take_right, jr, il)
             dv = tensor.insert(arith.select(take_right, vr, vl), dv, at(k))
             di = tensor.insert(tensor.extract(src[1], at(pos)), di, at(k))

@@ -3,6 +3,7 @@
 import pytest
 import torch
 
+import aten_mlir
 from tests.support.lowering import assert_lowers, assert_module_lowers, compile_op
 
 NAN, INF = float("nan"), float("inf")
@@ -101,3 +102,41 @@ def test_nonzero_dynamic():
     compiled = assert_module_lowers(_Nonzero(), [x], dynamic_shapes=dims)
     other = torch.randint(0, 2, (3, 11)).float()
     torch.testing.assert_close(compiled(other), torch.nonzero(other))
+
+
+def _randperm(*shape, seed=0):
+    n = 1
+    for s in shape:
+        n *= s
+    return torch.randperm(n, generator=torch.Generator().manual_seed(seed)).float().view(*shape)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("dim, dynamic", [(1, False), (1, True), (0, False), (2, True)])
+def test_topk_by_selection(largest, dim, dynamic):
+    # k <= n / 4: one pass per row keeping the k best (sorting_select); distinct values, so the
+    # indices must equal eager's; NaN and infinities sort as torch's comparator puts them
+    x = _randperm(37, 41, 29) / 3.0 - 100.0
+    x[3, 5, 7] = NAN
+    x[4, 6, 8] = INF
+    x[5, 7, 9] = -INF
+    for k in (1, 3, 7):
+        assert_lowers("aten.topk", [x], dynamic=dynamic, k=k, dim=dim, largest=largest)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bfloat16])
+def test_topk_by_selection_with_ties(dtype):
+    # few distinct values: eager may order equal values its own way, so compare the values
+    # and that each index points at its value, once each
+    x = torch.randint(-4, 5, (6, 300), generator=torch.Generator().manual_seed(1)).to(dtype)
+    for largest in (True, False):
+        (values, indices), (want, _) = assert_lowers_values(x, k=50, largest=largest)
+        torch.testing.assert_close(values, want)
+        torch.testing.assert_close(x.gather(1, indices), values)
+        assert all(len(set(row.tolist())) == 50 for row in indices)
+
+
+def assert_lowers_values(x, **kwargs):
+    program, compiled = compile_op("aten.topk", [x], **kwargs)
+    assert not compiled.fallbacks
+    return compiled(x.clone()), aten_mlir.run_reference(program, x.clone())
