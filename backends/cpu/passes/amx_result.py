@@ -75,7 +75,7 @@ class ResultRows:
         if self.whole:
             indices = e.at(2, {**self.ivs, e.c.m: m, e.c.n: n0})
             if self.epilogue is not None:
-                vector.store(self.epilogue.apply(value), self.epilogue.d, indices)
+                vector.store(self.epilogue.apply(value, indices, None), self.epilogue.d, indices)
                 return
             if not self.overwrite:
                 value = arith.addf(vector.load(self.row_t, e.c.c, indices), value)
@@ -91,7 +91,8 @@ class ResultRows:
         indices = e.at(2, {**self.ivs, e.c.m: safe_m, e.c.n: safe_n})
         mask = vector.create_mask(self.mask_t, [count])
         if self.epilogue is not None:
-            vector.maskedstore(self.epilogue.d, indices, mask, self.epilogue.apply(value))
+            value = self.epilogue.apply(value, indices, mask)
+            vector.maskedstore(self.epilogue.d, indices, mask, value)
             return
         if not self.overwrite:
             old = vector.maskedload(self.row_t, e.c.c, indices, mask, self.zeros)

@@ -364,3 +364,36 @@ def test_bf16_attention_of_a_dynamic_sequence(tmp_path):
     for size in (7, 77, 100):
         q, k, v = (torch.randn(3, 8, size, 64, dtype=torch.bfloat16) for _ in range(3))
         _assert_attention_close(program(q, k, v), q, k, v)
+
+
+class _Block(torch.nn.Module):
+    """Linear + bias + GELU, Linear + bias + residual: epilogues with a bias along n and an
+    input of C's shape; the two f32 results share one buffer after bufferization."""
+
+    def __init__(self):
+        super().__init__()
+        self.up, self.down = torch.nn.Linear(96, 160), torch.nn.Linear(160, 96)
+
+    def forward(self, x):
+        return x + self.down(torch.nn.functional.gelu(self.up(x)))
+
+
+@requires_amx
+@pytest.mark.parametrize("rows", [64, 77])
+def test_bias_gelu_and_residual_applied_by_the_kernel(tmp_path, rows):
+    torch.manual_seed(0)
+    model = _Block().to(torch.bfloat16).eval()
+    x = torch.randn(2, rows, 96, dtype=torch.bfloat16)
+    ep = torch.export.export(model, (x,))
+    program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    text = (tmp_path / "05-vectorize.mlir").read_text()
+    assert text.count("amx.tile_mulf") >= 2 and "linalg.generic" not in text
+    assert "math.erf" in text and "vector<16xbf16>" in text
+    assert f"{2 * rows}x160xf32" not in text and f"{2 * rows}x96xf32" not in text
+    with torch.no_grad():
+        exact = _Block().double().eval()
+        exact.load_state_dict({k: v.double() for k, v in model.state_dict().items()})
+        torch.testing.assert_close(
+            program(x).float(), exact(x.double()).float(), rtol=1.6e-2, atol=3e-2
+        )
+        torch.testing.assert_close(program(x), model(x), rtol=1.6e-2, atol=3e-2)
