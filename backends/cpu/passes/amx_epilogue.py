@@ -34,6 +34,7 @@ _ELEMENTWISE = frozenset(
     )
 )
 _VIEWS = ("memref.expand_shape", "memref.collapse_shape")
+_SHORT = 12
 _WRITES_NOTHING = ("memref.alloc", "memref.dim", "arith.", *_VIEWS)
 
 
@@ -43,6 +44,9 @@ class Epilogue:
 
     def __init__(self, g: ir.Operation, d: ir.Value, c_at: int):
         self.generic, self.d, self.c_at = g, d, c_at
+        ops = [o.operation.name for o in g.regions[0].blocks[0].operations]
+        # more than a rounding, a scale, a bias: a loop over the rows, not 16 copies
+        self.long = len(ops) > _SHORT or any(n.startswith("math.") for n in ops)
 
     def apply(self, row: ir.Value, indices: list, mask: ir.Value | None) -> ir.Value:
         """The body on `row` (vector<N x f32> of C at `indices`, lanes along C's last dim;

@@ -22,7 +22,7 @@ tile columns (a BERT FFN x[128,768] @ W[3072,768].T: 1.5 MiB, a quarter of the r
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, vector
+from mlir.dialects import arith, scf, vector
 
 from .amx_pack import ROWS
 
@@ -56,18 +56,37 @@ class ResultRows:
     def add(self, scratch, t: int, r: ir.Value, v: ir.Value) -> None:
         """Tile `t`, at (r, v) along the kernel's (row, VNNI) dims, into C."""
         e = self.e
+        m0, n0 = (v, r) if self.transposed else (r, v)
         if self.transposed:  # tile row i is C's column r + i: C's row v + j is tile column j
             tile = self.empty
             for i in range(ROWS):  # (a 2-D vector.load is not lowered to LLVM)
                 row = vector.load(self.row_t, scratch, [e.index(t), e.index(i), e.index(0)])
                 tile = vector.insert(row, tile, [], [i])
             rows = vector.transpose(self.tile_t, tile, [1, 0])
-            for j in range(ROWS):
-                self._add_row(vector.extract(rows, [], [j]), arith.addi(v, e.index(j)), r)
+            if not self._looped():
+                for j in range(ROWS):
+                    self._add_row(vector.extract(rows, [], [j]), arith.addi(v, e.index(j)), r)
+                return
+            for j in range(ROWS):  # back into the scratch, C's rows
+                row = vector.extract(rows, [], [j])
+                vector.store(row, scratch, [e.index(t), e.index(j), e.index(0)])
+        if not self._looped():
+            for i in range(ROWS):
+                value = vector.load(self.row_t, scratch, [e.index(t), e.index(i), e.index(0)])
+                self._add_row(value, arith.addi(m0, e.index(i)), n0)
             return
-        for i in range(ROWS):
-            value = vector.load(self.row_t, scratch, [e.index(t), e.index(i), e.index(0)])
-            self._add_row(value, arith.addi(r, e.index(i)), v)
+        loop = scf.ForOp(e.index(0), e.index(ROWS), e.index(1))
+        with ir.InsertionPoint(loop.body):
+            i = loop.induction_variable
+            value = vector.load(self.row_t, scratch, [e.index(t), i, e.index(0)])
+            self._add_row(value, arith.addi(m0, i), n0)
+            scf.YieldOp([])
+
+    def _looped(self) -> bool:
+        """The rows run as a loop, not 16 copies, when the epilogue is long (GELU's erf 64
+        times per block of 2 x 2 tiles overflowed the instruction cache: the up projection
+        of a bf16 transformer layer 2.3x slower per flop than the down projection)."""
+        return self.epilogue is not None and self.epilogue.long
 
     def _add_row(self, value: ir.Value, m: ir.Value, n0: ir.Value) -> None:
         """C[m, n0 .. n0 + 15] += value, nothing where m or n is past C (padded tiles)."""

@@ -388,7 +388,8 @@ def test_bias_gelu_and_residual_applied_by_the_kernel(tmp_path, rows):
     program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
     text = (tmp_path / "05-vectorize.mlir").read_text()
     assert text.count("amx.tile_mulf") >= 2 and "linalg.generic" not in text
-    assert "math.erf" in text and "vector<16xbf16>" in text
+    # GELU's rows as a loop per tile (4 per block), not 64 copies of erf
+    assert 1 <= text.count("math.erf") <= 8 and "vector<16xbf16>" in text
     assert f"{2 * rows}x160xf32" not in text and f"{2 * rows}x96xf32" not in text
     with torch.no_grad():
         exact = _Block().double().eval()
