@@ -37,6 +37,7 @@ PASS_MODULES: dict[str, str] = {
     "cpu-fast-math": "aten_mlir.backends.cpu.passes.fast_math",
     "cpu-fuse-row-nests": "aten_mlir.backends.cpu.passes.fuse_row_nests",
     "cpu-outline-loop-nests": "aten_mlir.backends.cpu.passes.outline_nests",
+    "cpu-reuse-dead-rows": "aten_mlir.backends.cpu.passes.row_reuse",
     "cpu-parallelize-loops": "aten_mlir.backends.cpu.passes.parallelize",
     "cpu-vectorize-contractions": "aten_mlir.backends.cpu.passes.contractions",
     "cpu-vectorize-generics": "aten_mlir.backends.cpu.passes.vectorize",

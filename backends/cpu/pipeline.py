@@ -43,14 +43,15 @@ CPU_STAGES: list[Stage] = [
     Stage(
         "loops",
         "cpu-copies-to-generics,cpu-vectorize-generics,convert-linalg-to-parallel-loops,"
-        "cpu-fuse-row-nests,cpu-contract-row-buffers,canonicalize,"
+        "cpu-fuse-row-nests,cpu-contract-row-buffers,cpu-reuse-dead-rows,canonicalize,"
         "cpu-parallelize-loops",
         "strided copies and elementwise and reduction generics -> loops over vectors along "
         "their contiguous dim (per-row values hoisted, vector accumulators); other linalg on "
         "memrefs -> "
         "scf.parallel (parallel dims) / scf.for (reductions) loop nests; adjacent nests over "
         "the same rows fused (a softmax's passes run on one row while it is in L1), buffers "
-        "only such a nest uses at its own rows made one row on the stack; outer "
+        "only such a nest uses at its own rows made one row on the stack, its output written "
+        "over a dead input; outer "
         "independent loops outlined for the thread pool",
     ),
     Stage(

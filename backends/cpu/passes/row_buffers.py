@@ -24,7 +24,7 @@ from mlir.dialects import llvm, memref
 from aten_mlir.passes.registry import ModulePass, register_pass
 
 # op name -> position of the memref; its indices follow it
-_ACCESSES = {
+ACCESSES = {
     "memref.load": 0,
     "vector.load": 0,
     "vector.maskedload": 0,
@@ -36,7 +36,7 @@ _ACCESSES = {
 MAX_ROW_BYTES = 64 * 1024
 
 
-def _nest(op: ir.Operation) -> ir.Operation | None:
+def enclosing_nest(op: ir.Operation) -> ir.Operation | None:
     """The nearest `scf.parallel` around `op`."""
     parent = op.parent
     while parent is not None and parent.name != "scf.parallel":
@@ -73,10 +73,10 @@ def _contractible(alloc: ir.Operation):
         if user.name == "memref.dealloc" and user.block == alloc.block:
             deallocs.append(user)
             continue
-        at = _ACCESSES.get(user.name)
+        at = ACCESSES.get(user.name)
         if at is None or use.operand_number != at:
             return None
-        here = _nest(user)
+        here = enclosing_nest(user)
         if here is None or (nest is not None and here != nest):
             return None
         nest = here
@@ -85,7 +85,7 @@ def _contractible(alloc: ir.Operation):
         return None
     ivs = list(nest.regions[0].blocks[0].arguments)
     for a in accesses:
-        indices = list(a.operands)[_ACCESSES[a.name] + 1 :][: len(ivs)]
+        indices = list(a.operands)[ACCESSES[a.name] + 1 :][: len(ivs)]
         if indices != ivs:
             return None
     size = _row_bytes(t, len(ivs))
@@ -123,7 +123,7 @@ def _contract(alloc: ir.Operation, nest, accesses, deallocs) -> None:
             alignment=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 64),
         )
     for a in accesses:
-        at = _ACCESSES[a.name]
+        at = ACCESSES[a.name]
         operands = list(a.operands)
         operands = operands[:at] + [row] + operands[at + 1 + lead :]
         attributes = {name: a.attributes[name] for name in a.attributes}

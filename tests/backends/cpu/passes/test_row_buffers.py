@@ -66,3 +66,25 @@ def test_the_stack_is_given_back_every_row():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+# `cpu-reuse-dead-rows` (`row_reuse.py`): the probabilities written over the dead scores
+
+
+def _probabilities(a, b):
+    return torch.softmax(a @ b, -1)
+
+
+def _probabilities_and_scores(a, b):
+    s = a @ b
+    return torch.softmax(s, -1), s  # the scores are a result too: no reuse
+
+
+@pytest.mark.parametrize("fn, buffers", [(_probabilities, 1), (_probabilities_and_scores, 2)])
+@pytest.mark.parametrize("m", [64, 77])
+def test_softmax_written_over_its_dead_input(tmp_path, fn, buffers, m):
+    a = torch.randn(m, 64, dtype=torch.bfloat16)
+    b = torch.randn(64, 96, dtype=torch.bfloat16)
+    program, text = _compile(fn, (a, b), tmp_path)
+    assert text.count(f"memref.alloc() {{alignment = 64 : i64}} : memref<{m}x96xbf16>") == buffers
+    torch.testing.assert_close(program(a, b), fn(a, b))

@@ -1,0 +1,176 @@
+"""`cpu-reuse-dead-rows`: a row nest's output written over an input of the same type that
+dies in the nest, when each iteration reads its row of the input before writing its row of
+the output.
+
+Attention's softmax reads the scores (bf16 [b, h, s, s]) and writes the probabilities (the
+same type) row by row; the scores are dead after it. Two buffers of 2 MiB each are fresh
+pages from malloc on every call (glibc gives back a heap top over 2x its mmap threshold),
+each first touch a page fault; written over the scores, the probabilities land in lines the
+row just read. Bufferization's in-place rule (`aten-reuse-dead-inputs`) sees one elementwise
+op, not the max, sum and normalisation a fused row nest is made of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from aten_mlir.passes.registry import ModulePass, register_pass
+
+from .row_buffers import ACCESSES, enclosing_nest
+
+
+def _accesses_in(buffer: ir.Value, nest: ir.Operation) -> list[ir.Operation] | None:
+    """The loads and stores of `buffer` inside `nest` (at the memref operand); None when the
+    nest uses it otherwise."""
+    found = []
+    for use in buffer.uses:
+        user = use.owner.operation
+        if not _in(user, nest):
+            continue
+        if ACCESSES.get(user.name) != use.operand_number:
+            return None
+        found.append(user)
+    return found
+
+
+def _in(op: ir.Operation, nest: ir.Operation) -> bool:
+    around = enclosing_nest(op)
+    return around is not None and around == nest
+
+
+def _own_rows(accesses: list[ir.Operation], nest: ir.Operation) -> bool:
+    ivs = list(nest.regions[0].blocks[0].arguments)
+    return all(list(a.operands)[ACCESSES[a.name] + 1 :][: len(ivs)] == ivs for a in accesses)
+
+
+def _position(op: ir.Operation, body: ir.Block, order: dict) -> int:
+    """The place in `body` of the top-level op holding `op`."""
+    while op.block != body:
+        op = op.parent.operation
+    return order[op]
+
+
+def _after(op: ir.Operation, at: ir.Operation) -> bool:
+    """`op` is in `at`'s block after it, or nested in an op after it."""
+    while op.block != at.block:
+        op = op.parent.operation
+    for o in at.block.operations:
+        if o.operation == op:
+            return False
+        if o.operation == at:
+            return True
+    return False
+
+
+def _dies_in(buffer: ir.Value, nest: ir.Operation) -> bool:
+    """After `nest`, only deallocs use `buffer`."""
+    for use in buffer.uses:
+        user = use.owner.operation
+        if _after(user, nest) and user.name != "memref.dealloc":
+            return False
+    return True
+
+
+def _fresh_output(buffer: ir.Value, nest: ir.Operation) -> bool:
+    """Nothing before `nest` uses `buffer` (it is allocated for the nest to fill)."""
+    for use in buffer.uses:
+        user = use.owner.operation
+        if not _after(user, nest) and not _in(user, nest):
+            return False
+    return True
+
+
+def _alignment(alloc: ir.Operation) -> int:
+    if "alignment" not in alloc.attributes:
+        return 0
+    return ir.IntegerAttr(alloc.attributes["alignment"]).value
+
+
+def reuse_in_nest(nest: ir.Operation) -> None:
+    body = nest.regions[0].blocks[0]
+    order = {o.operation: i for i, o in enumerate(body.operations)}
+    buffers = {}  # insertion-ordered set
+    for op in body.operations:
+        for inner in _walk(op.operation):
+            at = ACCESSES.get(inner.name)
+            if at is not None:
+                owner = inner.operands[at].owner
+                if not isinstance(owner, ir.Block) and owner.name == "memref.alloc":
+                    buffers[owner.operation] = None
+    allocs = [a for a in buffers if a.block == nest.block]
+    done = set()  # indices into allocs: a buffer takes part in one reuse
+    for i, out in enumerate(allocs):
+        for j, dead in enumerate(allocs):
+            if i == j or i in done or j in done:
+                continue
+            if out.results[0].type != dead.results[0].type or _alignment(dead) < _alignment(out):
+                continue
+            deallocs = _deallocs(out, dead, nest.block)
+            if deallocs is None or not _reusable(out.results[0], dead.results[0], nest, order):
+                continue
+            out.results[0].replace_all_uses_with(dead.results[0])
+            for d in deallocs[:-1]:  # both deallocs now free one buffer: the last stays
+                d.erase()
+            out.erase()
+            done.update((i, j))
+
+
+def _deallocs(out: ir.Operation, dead: ir.Operation, block: ir.Block) -> list | None:
+    """Both buffers' deallocs in `block` order; None when one is elsewhere."""
+    found = [
+        u.owner.operation
+        for buffer in (out, dead)
+        for u in buffer.results[0].uses
+        if u.owner.operation.name == "memref.dealloc"
+    ]
+    if any(d.block != block for d in found):
+        return None
+    order = {o.operation: i for i, o in enumerate(block.operations)}
+    return sorted(found, key=lambda d: order[d])
+
+
+def _reusable(out, dead, nest, order) -> bool:
+    """Every access of both is at the nest's own row, `dead`'s all before `out`'s in the
+    body; `dead` is dead after the nest and `out` unused before it."""
+    body = nest.regions[0].blocks[0]
+    reads = _accesses_in(dead, nest)
+    writes = _accesses_in(out, nest)
+    if not reads or not writes or not _own_rows(reads + writes, nest):
+        return False
+    if not _dies_in(dead, nest) or not _fresh_output(out, nest):
+        return False
+    last_read = max(_position(a, body, order) for a in reads)
+    first_write = min(_position(a, body, order) for a in writes)
+    return last_read < first_write
+
+
+def _walk(op: ir.Operation):
+    yield op
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.operations:
+                yield from _walk(inner.operation)
+
+
+def reuse_block(block: ir.Block) -> None:
+    for op in [o.operation for o in block.operations]:
+        if op.name == "scf.parallel":
+            reuse_in_nest(op)
+
+
+@register_pass
+@dataclass(frozen=True)
+class ReuseDeadRows(ModulePass):
+    """scf.parallel writing B at its own rows after reading A there, A dead after it, B fresh
+    -> B is A."""
+
+    name: ClassVar[str] = "cpu-reuse-dead-rows"
+
+    def run(self, module_op: ir.Operation) -> None:
+        with module_op.context:
+            for op in module_op.regions[0].blocks[0].operations:
+                if op.operation.name == "func.func" and op.regions[0].blocks:
+                    reuse_block(op.regions[0].blocks[0])
