@@ -114,13 +114,15 @@ class TileOperands(TripCounts):
             scf.YieldOp([])
 
     def _contiguous_along(self, which: int, last: int, other: int) -> bool:
-        """Operand `which` is `[.., other, last]` with unit stride along `last`."""
+        """Operand `which` is `[.., other, .., last]` with unit stride along `last` (`other`
+        anywhere before it: attention's q and k are `[b, s, h, d]` views of the QKV
+        projection, s before the heads)."""
         forms = self.c.index[which]
         strides, _ = ir.MemRefType(self.operand(which).type).get_strides_and_offset()
         return (
             len(forms) >= 2
             and forms[-1] == ((last, 1),)
-            and forms[-2] == ((other, 1),)
+            and ((other, 1),) in forms[:-1]
             and strides[-1] == 1
         )
 
@@ -174,17 +176,10 @@ class TileOperands(TripCounts):
         return [j_tile, k_tile, pair, arith.addi(arith.muli(j_in, two), half)]
 
     def _vnni_by_rows(self, which: int, free: int) -> bool:
-        """The operand is `[.., k, j]`, contiguous along j: two rows of 16 interleave into one
+        """The operand is `[.., k, .., j]`, contiguous along j: two rows of 16 interleave into one
         row of a VNNI tile (an odd last row of k with zeros, a short last panel of j masked;
         static or `?` sizes)."""
-        forms = self.c.index[which]
-        strides, _ = ir.MemRefType(self.operand(which).type).get_strides_and_offset()
-        return (
-            len(forms) >= 2
-            and forms[-1] == ((free, 1),)
-            and forms[-2] == ((self.c.k, 1),)
-            and strides[-1] == 1
-        )
+        return self._contiguous_along(which, free, self.c.k)
 
     def _pack_vnni_rows(self, ivs, which: int, free: int, buffer) -> None:
         half = ir.VectorType.get([ROWS], self.bf16)

@@ -398,3 +398,24 @@ def test_bias_gelu_and_residual_applied_by_the_kernel(tmp_path, rows):
             program(x).float(), exact(x.double()).float(), rtol=1.6e-2, atol=3e-2
         )
         torch.testing.assert_close(program(x), model(x), rtol=1.6e-2, atol=3e-2)
+
+
+def _heads_scores(qkv):
+    """Attention scores of heads cut from a fused QKV projection's output: q and k are
+    `[b, s, h, d]` views (s before the heads), transposed to `[b, h, s, d]` by the maps."""
+    b, s, _ = qkv.shape
+    q, k, _ = (t.reshape(b, s, 4, 64).transpose(1, 2) for t in qkv.split(256, -1))
+    return q @ k.transpose(-1, -2)
+
+
+@requires_amx
+@pytest.mark.parametrize("s", [64, 77])
+def test_head_views_copied_as_vectors(tmp_path, s):
+    """Both operands' tile copies run on vectors (k contiguous, s anywhere before it), not
+    element by element."""
+    qkv = torch.randn(2, s, 768, dtype=torch.bfloat16)
+    program, text = _compile(_heads_scores, (qkv,), tmp_path)
+    assert "amx.tile_mulf" in text and "memref.load %expand_shape" not in text
+    assert "vector.maskedload %expand_shape" in text
+    exact = _heads_scores(qkv.double())
+    assert_close_as_eager(program(qkv), _heads_scores(qkv), exact)
