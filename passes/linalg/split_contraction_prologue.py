@@ -57,11 +57,10 @@ def _contraction_parts(op):
     `yield out + x * y`, where at least one of x, y is computed in the body; else None."""
     if len(op.results) != 1 or not isinstance(op.results[0].type, ir.RankedTensorType):
         return None
-    iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
-    if sum("reduction" in t for t in iters) != 1:
-        return None
     maps = indexing_maps(op)
     if any(_used_dims(m) is None for m in maps) or map_dims(maps[-1]) is None:
+        return None
+    if _reduction_dim(op, maps) is None:
         return None
     block = op.regions[0].blocks[0]
     body = [o.operation for o in block.operations]
@@ -79,6 +78,29 @@ def _contraction_parts(op):
     if str(ir.RankedTensorType(op.results[0].type).element_type) not in ("f32", "f16", "bf16"):
         return None  # no tensor-core product to feed
     return x, y
+
+
+def _reduction_dim(op, maps) -> int | None:
+    """The one reduction dim of `op` that is not of extent 1, else None. Reshapes folded into
+    a product by expansion leave unit reduction dims beside the real k (x [1, 1, 768] @ W.T of a
+    decode step: k as (1, 768)); they are loops of one trip, not another contraction."""
+    iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
+    reductions = [d for d, t in enumerate(iters) if "reduction" in t]
+    long = [d for d in reductions if _extent_of(op, d, maps) != 1]
+    if len(reductions) == 1:
+        return reductions[0]
+    return long[0] if len(long) == 1 else None
+
+
+def _extent_of(op, d: int, maps) -> int | None:
+    """The static extent of dim `d` read from the operand shapes, else None."""
+    for operand, m in zip(op.operands, maps):
+        for pos, e in enumerate(m.results):
+            if isinstance(e, ir.AffineDimExpr) and ir.AffineDimExpr(e).position == d:
+                t = ir.ShapedType(operand.type)
+                if not t.is_dynamic_dim(pos):
+                    return t.get_dim_size(pos)
+    return None
 
 
 def _narrow_source(v: ir.Value) -> ir.Value:
@@ -125,7 +147,8 @@ def _split(op) -> None:
     maps = indexing_maps(op)
     iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
     out_dims = set(map_dims(maps[-1]))
-    k = next(i for i, t in enumerate(iters) if "reduction" in t)
+    k = _reduction_dim(op, maps)
+    units = {d for d, t in enumerate(iters) if "reduction" in t} - {k}
     new_inputs, new_maps = [], []
     plans = []
     for v in parts:
@@ -140,7 +163,7 @@ def _split(op) -> None:
             return
         ops, args = sliced
         dims = sorted({d for a in args for d in _used_dims(maps[a])})
-        if k not in dims or not (set(dims) - {k}) <= out_dims or not args:
+        if k not in dims or not (set(dims) - {k}) <= out_dims | units or not args:
             return  # not an operand of a product (e.g. depends only on output dims)
         plans.append((v, ops, args, dims))
         new_inputs.append(None)

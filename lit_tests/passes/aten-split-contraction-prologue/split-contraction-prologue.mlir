@@ -58,3 +58,44 @@ func.func @bf16_prologue(%x: tensor<4x8xbf16>, %bias: tensor<8xbf16>, %w: tensor
   } -> tensor<4x16xf32>
   return %r : tensor<4x16xf32>
 }
+
+// -----
+
+// A decode step's x[1, 1, 8] @ W.T with the reshapes folded in by expansion: k is (d3, d4),
+// d3 of extent 1. The prologue (tanh) is still split out, over (d0, d3, d4), rather than run
+// once per output column; a second reduction of extent > 1 would stay fused.
+// CHECK-LABEL: func.func @unit_reduction
+// CHECK: %[[X:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel"]{{.*}} outs(%{{.+}} : tensor<1x1x8xf32>)
+// CHECK: math.tanh
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]{{.*}} ins(%[[X]], %arg1 : tensor<1x1x8xf32>, tensor<1x16x1x8xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %[[ACC:.+]]: f32):
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK-LABEL: func.func @long_second_reduction
+// CHECK: linalg.generic
+// CHECK: math.tanh
+// CHECK-NOT: linalg.generic
+#x = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d4)>
+#w = affine_map<(d0, d1, d2, d3, d4) -> (d1, d2, d3, d4)>
+#o = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>
+func.func @unit_reduction(%x: tensor<1x1x8xf32>, %w: tensor<1x16x1x8xf32>, %init: tensor<1x1x16xf32>) -> tensor<1x1x16xf32> {
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<1x1x8xf32>, tensor<1x16x1x8xf32>) outs(%init : tensor<1x1x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %t = math.tanh %a : f32
+    %m = arith.mulf %t, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x16xf32>
+  return %r : tensor<1x1x16xf32>
+}
+func.func @long_second_reduction(%x: tensor<1x2x8xf32>, %w: tensor<1x16x2x8xf32>, %init: tensor<1x1x16xf32>) -> tensor<1x1x16xf32> {
+  %r = linalg.generic {indexing_maps = [#x, #w, #o], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%x, %w : tensor<1x2x8xf32>, tensor<1x16x2x8xf32>) outs(%init : tensor<1x1x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %t = math.tanh %a : f32
+    %m = arith.mulf %t, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x1x16xf32>
+  return %r : tensor<1x1x16xf32>
+}
