@@ -7,12 +7,14 @@ The loops are blocked for the caches. With at least PANEL_MIN_ROWS rows (or `?` 
 [block_k, block_n] block of B is first copied as panels [block_n / NR, block_k, NR] (lanes past
 n zero), GotoBLAS's packing: a tile's k loop then streams one contiguous panel (block_k x NR,
 L1-sized) instead of rows of B a whole row apart, which alias the same L1 sets when that row is
-a multiple of 4 KiB (1024 f32 columns) and spread every k step over another page. The order is m
-block -> k block -> n block -> copy -> n tiles -> m tiles: the copy is reused by every tile of
-the m block, and the A block (panel_m x block_k) by every n block; the copy is allocated per n
-block so the m and n blocks stay independent for cpu-parallelize-loops (a single m block still
-splits its n blocks across threads). Fewer rows than that do not
-pay for the copy: their tiles read B in place.
+a multiple of 4 KiB (1024 f32 columns) and spread every k step over another page. The order is
+GotoBLAS's, n block -> k block -> copy -> m blocks -> n tiles -> m tiles: each block of B is
+copied once for the whole product (in L2 while every m block uses it), however the rows are
+cut; an m-outer order copied all of B again per m block (8 times for BERT's 1024 x 3072 x 768:
+1 thread 43.4 -> 34.9 ms). The copy is allocated per n block, so the n blocks are independent
+and cpu-parallelize-loops shares them out whole (one call, each thread copying its own part of
+B); a single n block leaves it the m blocks of each k block. Fewer rows than PANEL_MIN_ROWS do
+not pay for the copy: their tiles read B in place.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from .transposed_panels import pack_panels_from_rows
 PANEL_MIN_ROWS = 64
 # m blocks a product with known rows is cut into at least (see OuterKernel._panel_rows)
 MIN_M_BLOCKS = 8
-# ... but of no fewer rows than this: each block copies B's panels again
+# ... but of no fewer rows than this (the tiles of a block share its A block in L2)
 MIN_BLOCK_ROWS = 128
 # Prefetch the next tile's C rows (see OuterKernel._prefetch_next_c)
 PREFETCH_C = True
@@ -77,45 +79,69 @@ class OuterKernel(KernelEmitter):
             scf.YieldOp([])
 
     def _on_panels(self, ivs):
+        """GotoBLAS's order: n block -> k block -> copy B's block as panels -> m blocks -> n
+        tiles -> m tiles. Each [block_k, block_n] block of B is copied once for the whole
+        product, however the rows are cut into m blocks; the copy (in L2) is reused by every
+        m block, each A block (panel rows x block_k, in L2) by every panel of the copy."""
         c, blocks = self.c, self.blocks
-        nr = blocks.outer_vectors * self.lanes
+        nr = self._nr()
         m_parts = self._parts(c.m, blocks.outer_rows, ONE_ROW)
         n_parts = self._parts(c.n, nr, MASKED)
         # a static k or n shorter than the block: the copy no bigger than B
         k, n = self.c.extents[c.k], self.c.extents[c.n]
         # k rounded up to whole vectors: a transposed pack stores L rows of k at a time
         k_rows = blocks.block_k if k is None else min(blocks.block_k, k)
+        block_n = self._n_block()
         shape = [
-            blocks.block_n // nr if n is None else min(blocks.block_n // nr, -(-n // nr)),
+            block_n // nr if n is None else min(block_n // nr, -(-n // nr)),
             -(-k_rows // self.lanes) * self.lanes,
             nr,
         ]
-        m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(self._panel_rows()))
-        with ir.InsertionPoint(m0.body):
+        panel_type = ir.MemRefType.get(shape, self.element)
+        # private to the n block: the n blocks are independent (shared out whole, no wait
+        # between a thread's copy and its tiles); the n blocks of 2 threads measured 1.2-1.4x
+        # faster than sharing the m blocks of each (n, k) block (a call and a wait per block)
+        n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(block_n))
+        with ir.InsertionPoint(n0.body):
+            block_panels = memref.alloc(panel_type, [], [])
             k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(blocks.block_k))
             with ir.InsertionPoint(k0.body):
-                n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(blocks.block_n))
-                with ir.InsertionPoint(n0.body):
-                    # private to the n block: the m and n blocks stay independent
-                    panels = memref.alloc(ir.MemRefType.get(shape, self.element), [], [])
-                    at = (m0.induction_variable, n0.induction_variable, k0.induction_variable)
-                    if self.c.kernel == "packed" and self.PANELS_FROM_ROWS:
-                        pack_panels_from_rows(self, ivs, panels, at[1], at[2], nr)
-                    else:
-                        self._pack_panels(ivs, panels, at[1], at[2], nr)
+                bn, bk = n0.induction_variable, k0.induction_variable
+                if self.c.kernel == "packed" and self.PANELS_FROM_ROWS:
+                    pack_panels_from_rows(self, ivs, block_panels, bn, bk, nr)
+                else:
+                    self._pack_panels(ivs, block_panels, bn, bk, nr)
+                m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(self._panel_rows()))
+                with ir.InsertionPoint(m0.body):
+                    at = (m0.induction_variable, bn, bk)
                     for n_part in n_parts:
                         for m_part in m_parts:
-                            self._tile(ivs, at, m_part, n_part, panels)
-                    memref.dealloc(panels)
+                            self._tile(ivs, at, m_part, n_part, block_panels)
                     scf.YieldOp([])
                 scf.YieldOp([])
+            memref.dealloc(block_panels)
             scf.YieldOp([])
+
+    def _n_block(self) -> int:
+        """Columns per n block on the panel path: block_n, or for known columns the equal
+        whole panels that make as many blocks (768 columns: 2 x 384, not 512 + 256), so the
+        threads' shares are even."""
+        n, block, nr = self.c.extents[self.c.n], self.blocks.block_n, self._nr()
+        if n is None:
+            return block
+        count = -(-n // block)
+        columns = -(-n // count)
+        return -(-columns // nr) * nr
+
+    def _nr(self) -> int:
+        """Columns of a panel: the register block's."""
+        return self.blocks.outer_vectors * self.lanes
 
     def _panel_rows(self) -> int:
         """Rows per m block: the target's panel_m, but at least MIN_M_BLOCKS blocks of C when the
-        rows are known (never under PANEL_MIN_ROWS): the m blocks are what cpu-parallelize-loops
-        shares out (the n blocks sit inside the k loop), so a 1024-row product in 256-row blocks
-        ran on 4 threads at most; 128-row blocks cost 3% at one thread (mm 1024^3)."""
+        rows are known (never under MIN_BLOCK_ROWS): with a single n block the m blocks of each
+        k block are what cpu-parallelize-loops shares out. A smaller m block copies nothing
+        again (B's copy is per (n, k) block), it only re-reads its A block per n block."""
         rows, step = self.c.extents[self.c.m], self.blocks.panel_m
         if rows is None:
             return step
@@ -127,7 +153,7 @@ class OuterKernel(KernelEmitter):
         """panels[p, kk, :] = B[bk + kk, bn + p * nr :][:nr], lanes past n zero."""
         c, blocks = self.c, self.blocks
         k_stop = arith.minsi(self.index(blocks.block_k), arith.subi(self.extent(c.k), bk))
-        n_left = arith.minsi(self.index(blocks.block_n), arith.subi(self.extent(c.n), bn))
+        n_left = arith.minsi(self.index(self._n_block()), arith.subi(self.extent(c.n), bn))
         p_stop = arith.divui(arith.addi(n_left, self.index(nr - 1)), self.index(nr))
         stride = lane_stride(self.b_index, c.n)
         kk_loop = scf.ForOp(self.index(0), k_stop, self.index(1))
@@ -159,7 +185,9 @@ class OuterKernel(KernelEmitter):
         block_m = self.blocks.block_m if panels is None else self._panel_rows()
         ranges = {
             "m": lambda: self._range_loop(*m_part, bm, block_m),
-            "n": lambda: self._range_loop(*n_part, bn, self.blocks.block_n),
+            "n": lambda: self._range_loop(
+                *n_part, bn, self.blocks.block_n if panels is None else self._n_block()
+            ),
         }
         loops = {}
         with ExitStack() as nest:

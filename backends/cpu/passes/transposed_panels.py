@@ -23,15 +23,18 @@ def pack_panels_from_rows(e, ivs, panels, bn, bk, nr) -> None:
     B at (bk, bn); `e` is the OuterKernel (its B has lanes along k)."""
     c, lanes = e.c, e.lanes
     k_stop = arith.minsi(e.index(e.blocks.block_k), arith.subi(e.extent(c.k), bk))
-    n_left = arith.minsi(e.index(e.blocks.block_n), arith.subi(e.extent(c.n), bn))
+    n_left = arith.minsi(e.index(e._n_block()), arith.subi(e.extent(c.n), bn))
     p_stop = arith.divui(arith.addi(n_left, e.index(nr - 1)), e.index(nr))
-    kk_loop = scf.ForOp(e.index(0), k_stop, e.index(lanes))
-    with ir.InsertionPoint(kk_loop.body):
-        kk = kk_loop.induction_variable
-        k_left = arith.minsi(e.index(lanes), arith.subi(k_stop, kk))
-        p_loop = scf.ForOp(e.index(0), p_stop, e.index(1))
-        with ir.InsertionPoint(p_loop.body):
-            p = p_loop.induction_variable
+    # panels outer, k inner: a panel reads its nr rows of B along k (runs the prefetcher
+    # follows) and is written front to back; k outer touched a line of every row of the block
+    # per step (x[1024,768] @ W[3072,768].T, 1 thread, same process: 32.5 -> 31.3 ms)
+    p_loop = scf.ForOp(e.index(0), p_stop, e.index(1))
+    with ir.InsertionPoint(p_loop.body):
+        p = p_loop.induction_variable
+        kk_loop = scf.ForOp(e.index(0), k_stop, e.index(lanes))
+        with ir.InsertionPoint(kk_loop.body):
+            kk = kk_loop.induction_variable
+            k_left = arith.minsi(e.index(lanes), arith.subi(k_stop, kk))
             for j in range(0, nr, lanes):
                 first = arith.addi(arith.muli(p, e.index(nr)), e.index(j))
                 rows = _load_block(e, ivs, bn, arith.addi(bk, kk), first, n_left, k_left)

@@ -3,18 +3,18 @@
 // `?` rows and columns: trip counts from memref.dim, whole 8 x 32 blocks up to the largest
 // multiple, then the columns left as one vector a step masked by what is left of the row, and
 // the rows left one at a time (tiles ordered by column panel). `?` rows may be many: B is copied as 32-wide panels per block
-// (lanes past n masked to zero), the tiles' k loops read the panels.
+// (lanes past n masked to zero) once, before the m blocks, whose tiles' k loops read them.
 // CHECK-LABEL: func.func @dynamic_rows_and_columns
 // CHECK-DAG: %[[M:.+]] = memref.dim %arg0, %c0 : memref<?x64xf32>
 // CHECK-DAG: %[[N:.+]] = memref.dim %arg1, %c1 : memref<64x?xf32>
 // CHECK-DAG: arith.divui %[[M]], %c8
 // CHECK-DAG: arith.divui %[[N]], %c32
-// CHECK: scf.for %{{.*}} = %c0 to %[[M]] step %c256
 // CHECK: scf.for %{{.*}} = %c0 to %[[N]] step %c512
 // CHECK-NEXT: %[[PANELS:.+]] = memref.alloc() : memref<16x64x32xf32>
 // CHECK: vector.create_mask
 // CHECK: vector.maskedload %arg1
 // CHECK: vector.store {{.*}}, %[[PANELS]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[M]] step %c256
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-NEXT: vector.load %[[PANELS]]
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1

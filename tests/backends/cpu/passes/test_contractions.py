@@ -295,3 +295,27 @@ def test_narrow_convolutions_take_blocks_of_images(batch, tmp_path):
         x = torch.randn(b, 13, 4, 4)
         with torch.no_grad():
             torch.testing.assert_close(program(x), model(x), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("rows", [1, 7, 33, 100, 257, 1000])
+@pytest.mark.parametrize("transposed", [False, True], ids=["a@b", "x@W.T"])
+def test_b_panels_are_copied_once_per_block_of_b(rows, transposed, tmp_path):
+    """Several n blocks (1100 columns: 512, 512, 76), k blocks (530: 256, 256, 18) and m blocks
+    (1000 rows: 8 of 128), each ending in a remainder: the copy of each [k, n] block of B sits
+    in the n and k block loops only, before the m blocks (GotoBLAS's order), so B is copied
+    once whatever the rows; under 64 rows a @ b reads B in place. x @ W.T takes the packed
+    kernel with k short next to the rows (k < 3 rows), else the dot kernel."""
+    from tests.support.panel_loops import loops_around_copy_and_tiles
+
+    k = 530 if not transposed or 530 < 3 * rows else 3 * rows - 1
+    a = torch.randn(rows, k)
+    if transposed:
+        fn, b, kernel = (lambda x, w: x @ w.t()), torch.randn(1100, k), "vector.shuffle"
+    else:
+        fn, b, kernel = torch.mm, torch.randn(k, 1100), "vector.broadcast"
+    _check(fn, (a, b), tmp_path, kernel)
+    loops = loops_around_copy_and_tiles(tmp_path)
+    if not transposed and rows < 64:
+        assert loops is None
+    else:  # a single-trip k loop (k <= 256) is folded away; an m loop around the copy is 3
+        assert loops == (2 if k > 256 else 1)

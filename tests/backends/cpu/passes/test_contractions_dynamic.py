@@ -125,3 +125,21 @@ def test_a_dynamic_batch_convolution(tmp_path):
             for batch in (1, 3):
                 x = torch.randn(batch, 5, 9, width)
                 torch.testing.assert_close(compiled(x), conv(x), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("transposed", [False, True], ids=["a@b", "x@W.T"])
+def test_b_panels_copied_once_with_dynamic_rows(transposed, tmp_path):
+    """`?` rows over several n blocks (1100 columns) and k blocks (530): the copy of each block
+    of B sits in the n and k block loops only, before the loop over m blocks (GotoBLAS's
+    order); every row count from one compile equals eager, 1000 rows making 4 m blocks."""
+    from tests.support.panel_loops import loops_around_copy_and_tiles
+
+    b = torch.randn(1100, 530) if transposed else torch.randn(530, 1100)
+    fn = (lambda x, w: x @ w.t()) if transposed else torch.mm
+    ep = torch.export.export(Fn(fn), (torch.randn(300, 530), b), dynamic_shapes=(({0: ANY}, None),))
+    compiled = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    _vector_ir(tmp_path)
+    assert loops_around_copy_and_tiles(tmp_path) == 2
+    for size in (*ODD_SIZES, 1000):
+        a = torch.randn(size, 530)
+        torch.testing.assert_close(compiled(a, b), fn(a, b), rtol=1e-4, atol=1e-4)
