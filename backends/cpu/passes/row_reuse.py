@@ -112,24 +112,31 @@ def reuse_in_nest(nest: ir.Operation) -> None:
             if deallocs is None or not _reusable(out.results[0], dead.results[0], nest, order):
                 continue
             out.results[0].replace_all_uses_with(dead.results[0])
-            for d in deallocs[:-1]:  # both deallocs now free one buffer: the last stays
+            for d in deallocs:  # one buffer now: freed once, or not at all when it escapes
                 d.erase()
             out.erase()
             done.update((i, j))
 
 
 def _deallocs(out: ir.Operation, dead: ir.Operation, block: ir.Block) -> list | None:
-    """Both buffers' deallocs in `block` order; None when one is elsewhere."""
-    found = [
-        u.owner.operation
-        for buffer in (out, dead)
-        for u in buffer.results[0].uses
-        if u.owner.operation.name == "memref.dealloc"
-    ]
-    if any(d.block != block for d in found):
+    """The deallocs to erase once `out` is `dead`'s buffer; None when that cannot be said (a
+    dealloc elsewhere, or `dead` not freed exactly once). With both freed in `block`, all but
+    the last; with `out` escaping (returned: no dealloc), `dead`'s too, or the returned
+    buffer would be freed (a topk's result was read after free)."""
+    freed = {}
+    for buffer in (out, dead):
+        freed[buffer] = [
+            u.owner.operation
+            for u in buffer.results[0].uses
+            if u.owner.operation.name == "memref.dealloc"
+        ]
+    found = freed[out] + freed[dead]
+    if len(freed[dead]) != 1 or len(freed[out]) > 1 or any(d.block != block for d in found):
         return None
+    if not freed[out]:
+        return freed[dead]
     order = {o.operation: i for i, o in enumerate(block.operations)}
-    return sorted(found, key=lambda d: order[d])
+    return sorted(found, key=lambda d: order[d])[:-1]
 
 
 def _reusable(out, dead, nest, order) -> bool:
