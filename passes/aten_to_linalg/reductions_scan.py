@@ -1,5 +1,5 @@
 """Softmax, log-softmax (max, sum of exp, normalise), cumsum and cumprod (a sequential `scf.for`
-scan)."""
+scan: along the last dim a row at a time, along another dim slice by slice)."""
 
 from __future__ import annotations
 
@@ -148,6 +148,36 @@ register_lowering(
 )
 
 
+def _scan_rows(scratch: ir.Value, all_sizes, combine, identity) -> ir.Value:
+    """The scan along the last dim, in place: a running value per row from `identity` (as
+    ATen's kernel: cumsum's first element of -0.0 is +0.0; and a `?` row may be empty), a row at
+    a time. Slices across the rows (the general form, vector loops along another dim) would be
+    strided gathers here: cumsum(-1) of [1024, 1024] was 13x eager."""
+    index = ir.IndexType.get()
+    c0, c1 = arith.constant(index, 0), arith.constant(index, 1)
+    acc = tensor_type(scratch).element_type
+    start = arith.constant(acc, float(identity) if is_float(acc) else int(identity))
+
+    def extent(s):
+        return s if isinstance(s, ir.Value) else arith.constant(index, s)
+
+    def rows(t, outer):
+        if len(outer) == len(all_sizes) - 1:
+            loop = scf.ForOp(c0, extent(all_sizes[-1]), c1, [t, start])
+            with ir.InsertionPoint(loop.body):
+                at = [*outer, loop.induction_variable]
+                cur, running = loop.inner_iter_args
+                total = combine(running, tensor.extract(cur, at))
+                scf.YieldOp([tensor.insert(total, cur, at), total])
+            return loop.results[0]
+        loop = scf.ForOp(c0, extent(all_sizes[len(outer)]), c1, [t])
+        with ir.InsertionPoint(loop.body):
+            scf.YieldOp([rows(loop.inner_iter_args[0], [*outer, loop.induction_variable])])
+        return loop.results[0]
+
+    return rows(scratch, [])
+
+
 def _convert_all(x, rt, fn):
     ident = ir.AffineMap.get_identity(rt.rank)
     init = empty(rt, sizes(x))
@@ -171,6 +201,9 @@ def _scan(x: ir.Value, d: int, rt, acc: ir.Type, stored: ir.Type, combine, ident
     if 0 in shape or shape[d] == 1:
         return _convert_all(x, rt, lambda v: convert(v, stored))
     scratch = _convert_all(x, ranked(shape, acc), lambda v: convert(v, acc))
+    if d == rank - 1:
+        result = _scan_rows(scratch, all_sizes, combine, identity)
+        return result if acc == stored else _convert_all(result, rt, lambda v: convert(v, stored))
     slice_t = ranked([s for k, s in enumerate(shape) if k != d], acc)
     index = ir.IndexType.get()
     c0, c1 = arith.constant(index, 0), arith.constant(index, 1)

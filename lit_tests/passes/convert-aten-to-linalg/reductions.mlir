@@ -70,18 +70,36 @@ func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 
 // -----
 
-// cumsum: a sequential scf.for over the scanned dim; each step updates the running sum and
-// slice i in place.
+// cumsum along a dim other than the last: a sequential scf.for over the scanned dim; each step
+// updates the running sum and slice i in place (vector loops along the slice).
 // CHECK-LABEL: func.func @cumsum
-// CHECK: %[[N:.+]] = tensor.dim %{{.+}}, %{{.+}} : tensor<3x?xi32>
+// CHECK: %[[N:.+]] = tensor.dim %{{.+}}, %{{.+}} : tensor<?x3xi32>
 // CHECK: arith.extsi %{{.+}} : i32 to i64
-// CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[N]] step %{{.+}} iter_args(%[[OUT:.+]] = %{{.+}}, %[[RS:.+]] = %{{.+}}) -> (tensor<3x?xi64>, tensor<3xi64>)
-// CHECK-NEXT: %[[S:.+]] = tensor.extract_slice %[[OUT]][0, %[[I]]] [3, 1] [1, 1] : tensor<3x?xi64> to tensor<3xi64>
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %[[N]] step %{{.+}} iter_args(%[[OUT:.+]] = %{{.+}}, %[[RS:.+]] = %{{.+}}) -> (tensor<?x3xi64>, tensor<3xi64>)
+// CHECK-NEXT: %[[S:.+]] = tensor.extract_slice %[[OUT]][%[[I]], 0] [1, 3] [1, 1] : tensor<?x3xi64> to tensor<3xi64>
 // CHECK-NEXT: %[[G:.+]]:2 = linalg.generic {{.+}} outs(%[[RS]], %[[S]] : tensor<3xi64>, tensor<3xi64>)
 // CHECK: arith.addi
-// CHECK: %[[INS:.+]] = tensor.insert_slice %[[G]]#1 into %[[OUT]][0, %[[I]]] [3, 1] [1, 1]
+// CHECK: %[[INS:.+]] = tensor.insert_slice %[[G]]#1 into %[[OUT]][%[[I]], 0] [1, 3] [1, 1]
 // CHECK-NEXT: scf.yield %[[INS]], %[[G]]#0
-func.func @cumsum(%x: tensor<3x?xi32>) -> tensor<3x?xi64> {
+func.func @cumsum(%x: tensor<?x3xi32>) -> tensor<?x3xi64> {
+  %0 = "aten.cumsum"(%x) {dim = 0 : i64} : (tensor<?x3xi32>) -> tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
+}
+
+// -----
+
+// cumsum along the last dim: a row at a time, a running value from 0 (slices across the rows
+// would be strided gathers).
+// CHECK-LABEL: func.func @cumsum_rows
+// CHECK: %[[ZERO:.+]] = arith.constant 0 : i64
+// CHECK: scf.for %[[R:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[T:.+]] = %{{.+}}) -> (tensor<3x?xi64>)
+// CHECK: scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[U:.+]] = %[[T]], %[[ACC:.+]] = %[[ZERO]]) -> (tensor<3x?xi64>, i64)
+// CHECK-NEXT: %[[V:.+]] = tensor.extract %[[U]][%[[R]], %[[J]]]
+// CHECK-NEXT: %[[SUM:.+]] = arith.addi %[[ACC]], %[[V]] : i64
+// CHECK-NEXT: %[[W:.+]] = tensor.insert %[[SUM]] into %[[U]][%[[R]], %[[J]]]
+// CHECK-NEXT: scf.yield %[[W]], %[[SUM]]
+func.func @cumsum_rows(%x: tensor<3x?xi32>) -> tensor<3x?xi64> {
   %0 = "aten.cumsum"(%x) {dim = 1 : i64} : (tensor<3x?xi32>) -> tensor<3x?xi64>
   return %0 : tensor<3x?xi64>
 }
+
