@@ -38,6 +38,7 @@ from .kernel_choice import KernelChoice, kernel_choice_emitter, packs_b
 from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride, zero_fill_before
 from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
+from .row_stream import row_stream_emitter
 from .staging import contiguous_type, stage_a_along_k, stage_c, strided_c
 
 _CONV = "linalg.conv_2d_nchw_fchw"
@@ -276,6 +277,7 @@ class VectorizeContractions(ModulePass):
                         batched_im2col_emitter(c.op, types, blocks)
                         or narrow_dot_emitter(c, types, blocks, self.cpu)
                         or amx_emitter(c, types, self.cpu)
+                        or row_stream_emitter(c, types, blocks)
                         or kernel_choice_emitter(c, types, blocks)
                     )
                     kernel = DotKernel if c.kernel == "dot" else OuterKernel
