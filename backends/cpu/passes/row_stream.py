@@ -50,7 +50,8 @@ def fits(c: Contraction, types) -> bool:
         return False  # another row dim: W would stream once per trip of its loop
     if c.index[1][-1] != ((c.n, 1),) or c.index[2][-1] != ((c.n, 1),):
         return False
-    strides = [t.get_strides_and_offset()[0][-1] for t in types[1:]]
+    # c.b, c.c: `types` follow the op's operands, which the match may have swapped
+    strides = [ir.MemRefType(v.type).get_strides_and_offset()[0][-1] for v in (c.b, c.c)]
     return strides == [1, 1]
 
 

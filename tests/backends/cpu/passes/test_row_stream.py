@@ -87,3 +87,15 @@ def test_batched_weights_stream_per_batch():
     x, w = torch.randn(3, 2, 19), torch.randn(3, 19, 33)
     program = aten_mlir.compile(torch.export.export(Fn(torch.bmm), (x, w)), cache=False)
     torch.testing.assert_close(program(x, w), torch.bmm(x, w), atol=1e-4, rtol=1e-4)
+
+
+def test_weight_first_operand():
+    """x @ W with W a contiguous copy of a transposed weight, the result returned transposed:
+    same values whichever operand the match takes as A."""
+    x, w = torch.randn(3, 300), torch.randn(257, 300)
+
+    def fn(x, w):
+        return (x @ w.t().contiguous()).t()
+
+    program = aten_mlir.compile(torch.export.export(Fn(fn), (x, w)), cache=False)
+    torch.testing.assert_close(program(x, w), fn(x, w), atol=1e-4, rtol=1e-4)
