@@ -6,14 +6,7 @@ from pathlib import Path
 
 from mlir import ir
 
-
-def _ops(region: ir.Region):
-    for block in region.blocks:
-        for op in block.operations:
-            op = op.operation
-            yield op
-            for inner in op.regions:
-                yield from _ops(inner)
+from aten_mlir.passes.ir import nested_ops
 
 
 def _loops_around(op: ir.Operation) -> list[ir.Operation]:
@@ -33,7 +26,7 @@ def loops_around_copy_and_tiles(dump_dir: Path) -> int | None:
     with ir.Context() as ctx:
         ctx.allow_unregistered_dialects = True
         module = ir.Module.parse((Path(dump_dir) / "05-vectorize.mlir").read_text())
-        ops = list(_ops(module.operation.regions[0]))
+        ops = list(nested_ops(module.operation))
         panels = [
             op.results[0]
             for op in ops
