@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from mlir import ir
 
-from aten_mlir.passes.ir import MEMREF_VIEWS, PURE_PREFIXES, view_root
+from aten_mlir.passes.ir import MEMREF_VIEWS, PURE_PREFIXES, defined_functions, view_root
 from aten_mlir.passes.registry import ModulePass, register_pass
 
 # Accesses: op name -> (position of the memref, position of the first index, is a write).
@@ -185,6 +185,5 @@ class FuseRowNests(ModulePass):
 
     def run(self, module_op: ir.Operation) -> None:
         with module_op.context:
-            for op in module_op.regions[0].blocks[0].operations:
-                if op.operation.name == "func.func" and op.regions[0].blocks:
-                    fuse_block(op.regions[0].blocks[0])
+            for func in defined_functions(module_op):
+                fuse_block(func.regions[0].blocks[0])

@@ -21,6 +21,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import llvm, memref
 
+from aten_mlir.passes.ir import defined_functions
 from aten_mlir.passes.registry import ModulePass, register_pass
 
 # op name -> position of the memref; its indices follow it
@@ -161,6 +162,5 @@ class ContractRowBuffers(ModulePass):
 
     def run(self, module_op: ir.Operation) -> None:
         with module_op.context:
-            for op in module_op.regions[0].blocks[0].operations:
-                if op.operation.name == "func.func" and op.regions[0].blocks:
-                    contract_block(op.regions[0].blocks[0])
+            for func in defined_functions(module_op):
+                contract_block(func.regions[0].blocks[0])

@@ -17,6 +17,7 @@ from typing import ClassVar
 
 from mlir import ir
 
+from aten_mlir.passes.ir import defined_functions
 from aten_mlir.passes.registry import ModulePass, register_pass
 
 from .row_buffers import ACCESSES, enclosing_nest
@@ -178,6 +179,5 @@ class ReuseDeadRows(ModulePass):
 
     def run(self, module_op: ir.Operation) -> None:
         with module_op.context:
-            for op in module_op.regions[0].blocks[0].operations:
-                if op.operation.name == "func.func" and op.regions[0].blocks:
-                    reuse_block(op.regions[0].blocks[0])
+            for func in defined_functions(module_op):
+                reuse_block(func.regions[0].blocks[0])
