@@ -120,6 +120,12 @@ class AmxEmitter(TileOperands):
         super().__init__(c)
         # (operand 0 A / 1 B, its free dim, the memref) for the row and VNNI roles
         self.row, self.vnni = self._roles()
+        # an outer reduction dim (the heads of an output projection, `[b, h, s, d] x [n, h,
+        # d]`) folded into the tile k loop: its k tiles follow one another in the copies, so
+        # C's tiles stay in registers across it (not loaded and stored per head)
+        c_dims = {d for form in c.index[2] for d, _ in form}
+        sums = [d for d in c.outer if d not in c_dims]
+        self.folded = sums[0] if len(sums) == 1 and _flag("FOLD", "1") != "0" else None
         self.rows_in_place = self._rows_in_place()
         self.c_in_place = self._c_in_place()
         # else, C contiguous along n: each block's tiles are added into C after its k loop
@@ -170,7 +176,7 @@ class AmxEmitter(TileOperands):
     def _no_outer_sums(self) -> bool:
         """Every loop around the kernel is one of C's dims (none adds into C across trips)."""
         c_dims = {d for form in self.c.index[2] for d, _ in form}
-        return all(d in c_dims for d in self.c.outer)
+        return all(d in c_dims or d == self.folded for d in self.c.outer)
 
     # -- the nest ------------------------------------------------------------------------------
     def emit(self) -> None:
@@ -189,8 +195,10 @@ class AmxEmitter(TileOperands):
             self.c_in_place, self.rows_into_c = False, True
         self.zero_start = self.zero_fill is not None or not self.c_in_place
         row_dim, vnni_dim = self.row[1], self.vnni[1]
-        self.vnni_buffer = self.tiles_buffer(vnni_dim, BLOCK)
-        self.rows_buffer = None if self.rows_in_place else self.tiles_buffer(row_dim, BLOCK)
+        self.vnni_buffer = self.tiles_buffer(vnni_dim, BLOCK, self.folded)
+        self.rows_buffer = None
+        if not self.rows_in_place:
+            self.rows_buffer = self.tiles_buffer(row_dim, BLOCK, self.folded)
         self.out = None
         if not (self.c_in_place or self.rows_into_c):
             # [r / 16][v / 16][16][16]: each result tile's 1 KiB contiguous
@@ -202,7 +210,12 @@ class AmxEmitter(TileOperands):
             static = [s if isinstance(s, int) else ir.ShapedType.get_dynamic_size() for s in shape]
             dynamic = [s for s in shape if not isinstance(s, int)]
             self.out = memref.alloc(ir.MemRefType.get(static, self.f32), dynamic, [])
-        self._outer_loops(list(self.c.outer), {})
+        loops = [d for d in self.c.outer if d != self.folded]
+        # an operand indexed by none of the loops is copied once, before them (the weight of
+        # an output projection, not once per batch)
+        self.hoisted = {w for w in (0, 1) if not self._dims(w) & set(loops)}
+        self._pack(self.hoisted, {})
+        self._outer_loops(loops, {})
         if self.zero_fill is not None:
             self.zero_fill.erase()
         if self.rounding is not None:
@@ -219,12 +232,37 @@ class AmxEmitter(TileOperands):
                 self._outer_loops(dims[1:], {**ivs, dims[0]: loop.induction_variable})
                 scf.YieldOp([])
             return
-        self.pack_vnni(ivs, self.vnni[0], self.vnni[1], self.vnni_buffer, BLOCK)
-        if self.rows_buffer is not None:
-            self.pack_rows(ivs, self.row[0], self.row[1], self.rows_buffer, BLOCK)
+        self._pack({0, 1} - self.hoisted, ivs)
         self._tiles(ivs)
         if self.out is not None:
             self._add_into_c(ivs)
+
+    def _dims(self, which: int) -> set[int]:
+        return {d for form in self.c.index[which] for d, _ in form}
+
+    def _pack(self, which: set[int], ivs) -> None:
+        """Copies the operands in `which` (0 A, 1 B) that the kernel reads from buffers; with
+        a folded dim, head after head (the zero padding filled once)."""
+        copies = []
+        if self.vnni[0] in which:
+            copies.append((self.pack_vnni, self.vnni, self.vnni_buffer))
+        if self.rows_buffer is not None and self.row[0] in which:
+            copies.append((self.pack_rows, self.row, self.rows_buffer))
+        if self.folded is None:
+            for pack, (w, free, _), buffer in copies:
+                pack(ivs, w, free, buffer, BLOCK)
+            return
+        for _, (_, free, _), buffer in copies:
+            if self._pads(free, BLOCK):
+                self._fill_zero(buffer)
+        heads = self.loop(0, self.extent(self.folded))
+        with ir.InsertionPoint(heads.body):
+            h = heads.induction_variable
+            self.k_tile_base = arith.muli(h, self._v(self.count(self.c.k, DEPTH)))
+            for pack, (w, free, _), buffer in copies:
+                pack({**ivs, self.folded: h}, w, free, buffer, BLOCK, fill=False)
+            self.k_tile_base = None
+            scf.YieldOp([])
 
     # -- tiles -----------------------------------------------------------------------------
     def _tile_type(self, element) -> ir.Type:
@@ -247,15 +285,15 @@ class AmxEmitter(TileOperands):
         )
 
     def _row_tile(self, ivs, r, k) -> ir.Value:
-        """The row operand's 16 x 32 tile at (r, k)."""
+        """The row operand's 16 x 32 tile at (r, k) (of the head `self.k_tile_base` is at)."""
         if self.rows_buffer is None:
             which, free, base = self.row
             return self._load(base, self.at(which, {**ivs, free: r, self.c.k: k}), self.bf16)
-        at = [arith.divui(r, self.index(ROWS)), arith.divui(k, self.index(DEPTH))]
+        at = [arith.divui(r, self.index(ROWS)), self.k_tile(k)]
         return self._load(self.rows_buffer, [*at, self.index(0), self.index(0)], self.bf16)
 
     def _vnni_tile(self, v, k) -> ir.Value:
-        at = [arith.divui(v, self.index(ROWS)), arith.divui(k, self.index(DEPTH))]
+        at = [arith.divui(v, self.index(ROWS)), self.k_tile(k)]
         return self._load(self.vnni_buffer, [*at, self.index(0), self.index(0)], self.bf16)
 
     def _result_at(self, ivs, r, v) -> tuple[ir.Value, list[ir.Value]]:
@@ -289,8 +327,9 @@ class AmxEmitter(TileOperands):
             p_stop = arith.minsi(arith.addi(p0, self.index(step)), self._v(vp))
             depths = int(_flag("DEPTHS", str(DEPTHS)))
             into_c = None
-            if self.rows_into_c:  # the whole k per block; a 2 x 2 tiles' scratch per thread
+            if self.rows_into_c or self.folded is not None:  # the whole k per block
                 depths = kp if isinstance(kp, int) else 1 << 40  # k_stop: min(k0 + 2^40, kp)
+            if self.rows_into_c:  # a 2 x 2 tiles' scratch per thread
                 t = ir.MemRefType.get([4, ROWS, ROWS], self.f32)
                 rows = ResultRows(self, ivs, self.zero_fill is not None, self.rounding)
                 into_c = (rows, memref.alloc(t, [], []))
@@ -334,29 +373,41 @@ class AmxEmitter(TileOperands):
             ]
         else:
             accs = [self._load(*at(r, v), self.f32) for r, v in corners]
-        k_loop = scf.ForOp(*k_range, self.index(DEPTH), accs)
-        with ir.InsertionPoint(k_loop.body):
-            k = k_loop.induction_variable
-            rows = [self._row_tile(ivs, corners[2 * i][0], k) for i in range(2)]
-            cols = [self._vnni_tile(corners[j][1], k) for j in range(2)]
-            out = []
-            for i in range(2):
-                for j in range(2):
-                    acc = k_loop.inner_iter_args[2 * i + j]
-                    out.append(
-                        ir.Operation.create(
-                            "amx.tile_mulf", results=[acc_type], operands=[rows[i], cols[j], acc]
-                        ).result
-                    )
-            scf.YieldOp(out)
+
+        def k_steps(ivs, accs):
+            k_loop = scf.ForOp(*k_range, self.index(DEPTH), accs)
+            with ir.InsertionPoint(k_loop.body):
+                k = k_loop.induction_variable
+                rows = [self._row_tile(ivs, corners[2 * i][0], k) for i in range(2)]
+                cols = [self._vnni_tile(corners[j][1], k) for j in range(2)]
+                out = []
+                for i in range(2):
+                    for j in range(2):
+                        acc = k_loop.inner_iter_args[2 * i + j]
+                        operands = [rows[i], cols[j], acc]
+                        op = ir.Operation.create("amx.tile_mulf", [acc_type], operands)
+                        out.append(op.result)
+                scf.YieldOp(out)
+            return k_loop.results
+
+        if self.folded is None:
+            results = k_steps(ivs, accs)
+        else:  # the heads around the k steps, the tiles carried through both
+            heads = scf.ForOp(self.index(0), self.extent(self.folded), self.index(1), accs)
+            with ir.InsertionPoint(heads.body):
+                h = heads.induction_variable
+                self.k_tile_base = arith.muli(h, self._v(self.count(self.c.k, DEPTH)))
+                scf.YieldOp(k_steps({**ivs, self.folded: h}, heads.inner_iter_args))
+                self.k_tile_base = None
+            results = heads.results
         if into_c is not None:
             rows, scratch = into_c
-            for t, tile in enumerate(k_loop.results):
+            for t, tile in enumerate(results):
                 self._store(scratch, [self.index(t), self.index(0), self.index(0)], tile)
             for t, (r, v) in enumerate(corners):
                 rows.add(scratch, t, r, v)
             return
-        for (r, v), tile in zip(corners, k_loop.results):
+        for (r, v), tile in zip(corners, results):
             self._store(*at(r, v), tile)
 
     def _add_into_c(self, ivs) -> None:

@@ -33,6 +33,14 @@ class TileOperands(TripCounts):
         super().__init__(c, arith.constant(ir.IndexType.get(), 0))
         self.bf16 = ir.BF16Type.get()
         self.f32 = ir.F32Type.get()
+        # the first k tile of the current head in the copies' buffers (an outer reduction dim
+        # folded into k: each head's k tiles follow the previous head's), None: one head
+        self.k_tile_base = None
+
+    def k_tile(self, k: ir.Value) -> ir.Value:
+        """The buffer's k tile holding k (of the current head)."""
+        tile = arith.divui(k, self.index(DEPTH))
+        return tile if self.k_tile_base is None else arith.addi(tile, self.k_tile_base)
 
     def count(self, d: int, to: int) -> int | ir.Value:
         """How many blocks of `to` cover dim `d`."""
@@ -68,18 +76,28 @@ class TileOperands(TripCounts):
     def loop(self, lo, hi, step=1):
         return scf.ForOp(self._v(lo), self._v(hi), self.index(step))
 
-    def tiles_buffer(self, free: int, to: int) -> ir.Value:
+    def tiles_buffer(self, free: int, to: int, heads: int | None = None) -> ir.Value:
         """[free / 16][k / 32][16][32] bf16, for the operand whose other dim is `free` (padded
-        to a multiple of `to`)."""
+        to a multiple of `to`); `heads`: a folded outer reduction dim, its k tiles times its
+        extent."""
         blocks = self.count(free, to)
         if isinstance(blocks, int):
             blocks *= to // ROWS
         else:
             blocks = arith.muli(blocks, self.index(to // ROWS), ip=self._top)
-        shape = [blocks, self.count(self.c.k, DEPTH), ROWS, DEPTH]
+        k_tiles = self.count(self.c.k, DEPTH)
+        if heads is not None:
+            k_tiles = self._times(k_tiles, heads)
+        shape = [blocks, k_tiles, ROWS, DEPTH]
         static = [s if isinstance(s, int) else ir.ShapedType.get_dynamic_size() for s in shape]
         dynamic = [s for s in shape if not isinstance(s, int)]
         return memref.alloc(ir.MemRefType.get(static, self.bf16), dynamic, [])
+
+    def _times(self, tiles: int | ir.Value, d: int) -> int | ir.Value:
+        e = self.c.extents[d]
+        if isinstance(tiles, int) and e is not None:
+            return tiles * e
+        return arith.muli(self._v(tiles), self.extent(d), ip=self._top)
 
     def _pads(self, free: int, to: int) -> bool:
         """The copy has zeros past the operand: `free` or k not whole blocks, or dynamic."""
@@ -95,9 +113,9 @@ class TileOperands(TripCounts):
     def _split(self, x: ir.Value, by: int) -> tuple[ir.Value, ir.Value]:
         return arith.divui(x, self.index(by)), arith.remui(x, self.index(by))
 
-    def pack_rows(self, ivs, which: int, free: int, buffer, to: int) -> None:
+    def pack_rows(self, ivs, which: int, free: int, buffer, to: int, fill=True) -> None:
         """rows[r / 16][k / 32][r % 16][k % 32] = operand `which` at (r, k)."""
-        if self._pads(free, to):
+        if fill and self._pads(free, to):
             self._fill_zero(buffer)
         if self._contiguous_along(which, self.c.k, free):
             return self._pack_rows_by_vectors(ivs, which, free, buffer)
@@ -108,8 +126,9 @@ class TileOperands(TripCounts):
                 r, k = r_loop.induction_variable, k_loop.induction_variable
                 at = self.at(which, {**ivs, free: r, self.c.k: k})
                 value = memref.load(self.operand(which), at)
-                (r_tile, r_in), (k_tile, k_in) = self._split(r, ROWS), self._split(k, DEPTH)
-                memref.store(value, buffer, [r_tile, k_tile, r_in, k_in])
+                r_tile, r_in = self._split(r, ROWS)
+                k_in = arith.remui(k, self.index(DEPTH))
+                memref.store(value, buffer, [r_tile, self.k_tile(k), r_in, k_in])
                 scf.YieldOp([])
             scf.YieldOp([])
 
@@ -143,14 +162,13 @@ class TileOperands(TripCounts):
                 mask = vector.create_mask(mask_type, [arith.subi(k_extent, k)])
                 value = vector.maskedload(row, self.operand(which), at, mask, zeros)
                 r_tile, r_in = self._split(r, ROWS)
-                k_tile = arith.divui(k, self.index(DEPTH))
-                vector.store(value, buffer, [r_tile, k_tile, r_in, self.index(0)])
+                vector.store(value, buffer, [r_tile, self.k_tile(k), r_in, self.index(0)])
                 scf.YieldOp([])
             scf.YieldOp([])
 
-    def pack_vnni(self, ivs, which: int, free: int, buffer, to: int) -> None:
+    def pack_vnni(self, ivs, which: int, free: int, buffer, to: int, fill=True) -> None:
         """vnni[j / 16][k / 32][k % 32 / 2][2 (j % 16) + k % 2] = operand `which` at (k, j)."""
-        if self._pads(free, to):
+        if fill and self._pads(free, to):
             self._fill_zero(buffer)
         if self._vnni_by_rows(which, free):
             return self._pack_vnni_rows(ivs, which, free, buffer)
@@ -171,9 +189,8 @@ class TileOperands(TripCounts):
     def _vnni_at(self, j: ir.Value, k: ir.Value) -> list[ir.Value]:
         two = self.index(2)
         j_tile, j_in = self._split(j, ROWS)
-        k_tile, k_in = self._split(k, DEPTH)
-        pair, half = self._split(k_in, 2)
-        return [j_tile, k_tile, pair, arith.addi(arith.muli(j_in, two), half)]
+        pair, half = self._split(arith.remui(k, self.index(DEPTH)), 2)
+        return [j_tile, self.k_tile(k), pair, arith.addi(arith.muli(j_in, two), half)]
 
     def _vnni_by_rows(self, which: int, free: int) -> bool:
         """The operand is `[.., k, .., j]`, contiguous along j: two rows of 16 interleave into one
@@ -206,8 +223,9 @@ class TileOperands(TripCounts):
 
                 lo = load(k0)
                 hi = load(arith.addi(k0, self.index(1))) if pair else zeros
-                k_tile, k_in = self._split(k0, DEPTH)
-                at = [arith.divui(j, self.index(ROWS)), k_tile, arith.divui(k_in, self.index(2))]
+                k_in = arith.remui(k0, self.index(DEPTH))
+                at = [arith.divui(j, self.index(ROWS)), self.k_tile(k0)]
+                at.append(arith.divui(k_in, self.index(2)))
                 vector.store(vector.interleave(lo, hi), buffer, [*at, self.index(0)])
                 scf.YieldOp([])
 
@@ -269,7 +287,7 @@ class TileOperands(TripCounts):
                     value = vector.maskedload(row, self.operand(which), at, mask, zeros)
                     block = vector.insert(vector.bitcast(lanes, value), block, [], [i])
                 pairs = vector.transpose(block_type, block, [1, 0])
-                tile = [arith.divui(j, self.index(ROWS)), arith.divui(k, self.index(DEPTH))]
+                tile = [arith.divui(j, self.index(ROWS)), self.k_tile(k)]
                 for p in range(ROWS):
                     pair_row = vector.bitcast(row, vector.extract(pairs, [], [p]))
                     vector.store(pair_row, buffer, [*tile, self.index(p), self.index(0)])
