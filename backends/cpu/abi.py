@@ -4,8 +4,9 @@ Every argument and result is a ranked, identity-layout memref. A descriptor is
 `{allocated, aligned, i64 offset, i64 sizes[rank], i64 strides[rank]}`: all 8-byte words, so the
 descriptors of one call are packed into one `c_int64` array and passed by address. Results come
 back through a first pointer argument to the descriptors laid back to back (for one result, to the
-descriptor itself). The callee `malloc`s every result buffer; the caller copies it into a fresh
-tensor and `free`s each distinct allocated pointer once.
+descriptor itself). The callee allocates every result buffer (malloc, through runtime_support.c's
+cache of temporaries); the caller wraps it as a tensor's storage (or copies it) and frees each
+distinct allocated pointer once, with the library's `free` (back into that cache).
 """
 
 from __future__ import annotations
@@ -59,14 +60,15 @@ class _Allocation:
     """Owns one result buffer malloc'd by the compiled code: freed when the last tensor over it
     (views included: torch keeps the buffer object alive with the storage) is gone."""
 
-    __slots__ = ("address", "wrapped")
+    __slots__ = ("address", "wrapped", "free")
 
-    def __init__(self, address: int):
+    def __init__(self, address: int, free=_free):
         self.address = address
         self.wrapped = False  # a tensor already uses it as storage
+        self.free = free  # the library's (its cache of temporaries), else libc's
 
     def __del__(self):
-        _free(self.address)
+        self.free(self.address)
 
 
 def _wrap(owner: _Allocation, address: int, sizes, spec) -> torch.Tensor:
@@ -149,6 +151,7 @@ class NativeFunction:
         self.result_specs = tuple(parse_memref_type(t) for t in result_types)
         self._raw = raw
         self._owner = owner  # keeps the library (and its code) alive
+        self._free = getattr(owner, "free", _free)
         offsets, words = [], 0
         for spec in self.arg_specs:
             offsets.append(8 * words)
@@ -265,7 +268,7 @@ class NativeFunction:
                 # that is an input, a constant or a strided view of a buffer is copied
                 owned = alloc not in _NOT_HEAP and alloc not in input_pointers
                 if owned and alloc not in owners:
-                    owners[alloc] = _Allocation(alloc)
+                    owners[alloc] = _Allocation(alloc, self._free)
                 if spec.static_shape is not None and tuple(sizes) != spec.static_shape:
                     raise RuntimeError(
                         f"{self.name}: result of type {spec.text} came back with sizes {sizes}"

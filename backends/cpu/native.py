@@ -43,7 +43,7 @@ from .cache import (
 )
 from .cache_dir import stored
 from .link import link, link_command
-from .runtime_ir import RUNTIME_IR
+from .runtime_ir import RUNTIME_IR, route_allocations
 from .target import CpuTarget, cpu_target, request_amx, target_key
 from .tools import NativeBuildError
 from .tools import default_triple as _default_triple
@@ -60,6 +60,8 @@ CPU = "native"
 CODEGEN_PROCESSES = 2
 SPLIT_BYTES = 48 << 10
 
+_FREE = ctypes.CDLL(None).free
+_FREE.argtypes, _FREE.restype = [ctypes.c_void_p], None
 # a call of an AMX intrinsic (tile loads, stores, products, configuration) in LLVM IR
 _AMX = re.compile(rb"@llvm\.x86\.(?:t[a-z0-9]+|ldtilecfg|sttilecfg)(?:\.internal)?\(")
 _CIFACE = re.compile(r'llvm\.func\s+(?:\w+\s+)*@"?_mlir_ciface_([^"(\s]+)')
@@ -82,6 +84,28 @@ class NativeLibrary:
         self.cached: bool = cached  # a shared library (not the JIT)
         # in the cache directory: `load_cached_library(key)` finds it again
         self.stored: bool = cached and stored
+        # frees a result buffer the compiled code allocated: into the library's cache of
+        # temporaries when it has one (runtime_support.c), else libc's free
+        self.free = _FREE
+        self._release = None
+        if cached:
+            try:
+                self.free = handle["aten_mlir_free"]
+                self._release = handle["aten_mlir_release_temporaries"]
+            except AttributeError:  # linked without runtime_support.c (`ld -shared`)
+                pass
+            else:
+                self.free.argtypes, self.free.restype = [ctypes.c_void_p], None
+                self._release.argtypes, self._release.restype = [], ctypes.c_size_t
+
+    def release_temporaries(self) -> int:
+        """Gives the temporaries the library keeps for its next calls back to malloc; the
+        bytes released. (One dlopen'ed file is one cache, shared by the libraries over it.)"""
+        return self._release() if self._release is not None else 0
+
+    def __del__(self):
+        if getattr(self, "_release", None) is not None:
+            self._release()
 
     def __repr__(self) -> str:
         where = "in-process JIT" if not self.cached else self.path or "not stored"
@@ -264,9 +288,12 @@ def _build(
     amx = _AMX.search(llvm_ir) is not None
     target = [f"-mtriple={_default_triple()}", *cpu.llvm_flags()]
 
+    # memref.alloc's malloc / free go to runtime_support.c's cache when it is linked in
+    module_ir = route_allocations(llvm_ir) if _links_support() else llvm_ir
+
     def optimize(functions, glue):
         flags = opt_flags(opt_level, functions, glue)
-        return _run([_tool("llvm", "opt"), *flags, *target, "-o", "-"], llvm_ir + RUNTIME_IR)
+        return _run([_tool("llvm", "opt"), *flags, *target, "-o", "-"], module_ir + RUNTIME_IR)
 
     llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
     with tempfile.TemporaryDirectory(prefix="aten_mlir_build_") as work:
@@ -285,6 +312,13 @@ def _build(
             handle = _open(so, functions, entry.directory, amx=amx)
     entry.write_sidecar(digest, functions, opt_level, cpu, target=target_key(), amx=amx)
     return handle
+
+
+def _links_support() -> bool:
+    """Whether the link adds runtime_support.c (`cc -shared`; `ld -shared` does not)."""
+    support = Path("support.o")
+    command = link_command([Path("x.o")], Path("x.so"), support)
+    return command is not None and str(support) in command
 
 
 def assembly(llvm_ir: bytes, cpu: CpuTarget, opt_level: int = 3) -> str:
