@@ -31,6 +31,7 @@ from aten_mlir.passes.linalg.generalize_products import NAMED_PRODUCTS
 from aten_mlir.passes.registry import ModulePass, option, register_pass
 
 from .amx import amx_emitter
+from .amx_conv import amx_conv_emitter
 from .conv import Im2colEmitter
 from .conv_batch import batched_im2col_emitter
 from .dot_kernel import DotKernel
@@ -274,7 +275,8 @@ class VectorizeContractions(ModulePass):
                 fill = zero_fill_before(c)  # before the emitters add ops in between
                 with c.op.location, ir.InsertionPoint(c.op):
                     emitter = (
-                        batched_im2col_emitter(c.op, types, blocks)
+                        amx_conv_emitter(c.op, types, self.cpu)
+                        or batched_im2col_emitter(c.op, types, blocks)
                         or narrow_dot_emitter(c, types, blocks, self.cpu)
                         or amx_emitter(c, types, self.cpu)
                         or row_stream_emitter(c, types, blocks)
