@@ -67,3 +67,20 @@ def test_bf16_conv_on_fmas_without_amx(tmp_path, monkeypatch):
     program, text = _compile(conv, x, tmp_path)
     assert "amx.tile_mulf" not in text
     _check(program, conv, x)
+
+
+@requires_amx
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_bf16_conv_without_bias_starts_from_zero_tiles(tmp_path, dynamic):
+    """C zero-filled (no bias): the result tiles start as tile_zero, the fill goes; with a
+    ReLU after it and a `?` batch too."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(5, 24, 3, padding=1, bias=False), torch.nn.ReLU()
+    ).to(torch.bfloat16)
+    x = torch.randn(2, 5, 13, 13, dtype=torch.bfloat16)
+    shapes = ({0: Dim("b", min=1, max=8)},) if dynamic else None
+    program, text = _compile(model, x, tmp_path, shapes)
+    assert "amx.tile_zero" in text and "amx.tile_mulf" in text
+    for batch in (1, 3) if dynamic else (2,):
+        _check(program, model, torch.randn(batch, 5, 13, 13, dtype=torch.bfloat16))
