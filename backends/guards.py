@@ -61,6 +61,10 @@ class CallGuards:
         self.size_steps = _size_steps(signature, tensors, self._quoted)
         self.shape_guards = compile_shape_guards(signature.shape_guards, names)
         self.index_checks = _index_checks(signature, self.tensor_leaves, self._quoted)
+        # the input sizes the size steps and tracer guards already passed: both are functions of
+        # the tensors' sizes alone (constants are checked for equality first, every call), so a
+        # call with sizes seen before skips them. Bounded: cleared when full.
+        self._passed_sizes: set = set()
 
     def check(self, leaves: list) -> list:
         for index, want, name in self.constants:
@@ -68,15 +72,28 @@ class CallGuards:
         values = leaves if self.all_tensors else [leaves[i] for i in self.tensor_leaves]
         for value, spec, static, name in zip(values, self.specs, self.static, self._quoted):
             _check_tensor(value, spec, static, name)
-        if self.size_steps:
-            env: dict = {}
-            for step in self.size_steps:
-                step(values, env)
-        if self.shape_guards:
-            self.shape_guards(leaves)
+        if self.size_steps or self.shape_guards:
+            sizes = tuple(v.shape for v in values)
+            if sizes not in self._passed_sizes:
+                self._check_sizes(values, leaves)
+                if len(self._passed_sizes) >= _PASSED_SIZES:
+                    self._passed_sizes.clear()
+                self._passed_sizes.add(sizes)
         for check in self.index_checks:
             check(values)
         return values
+
+    def _check_sizes(self, values: list, leaves: list) -> None:
+        """The symbolic sizes (bound, equal, in range) and the tracer's guards; raises."""
+        env: dict = {}
+        for step in self.size_steps:
+            step(values, env)
+        if self.shape_guards:
+            self.shape_guards(leaves)
+
+
+# distinct input sizes remembered as passing (a serving loop sees a few; more just re-check)
+_PASSED_SIZES = 256
 
 
 def _index_checks(signature: Signature, tensor_leaves: list[int], names: list[str]) -> list:

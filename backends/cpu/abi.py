@@ -101,6 +101,21 @@ def identity_strides(sizes) -> tuple:
     return tuple(reversed(strides))
 
 
+# identity strides by sizes, for `?` shapes: computed in Python per call they were a tenth of a
+# tiny dynamic call. Bounded: cleared when full.
+_STRIDES: dict = {}
+_STRIDES_KEPT = 4096
+
+
+def _strides_of(sizes: tuple) -> tuple:
+    strides = _STRIDES.get(sizes)
+    if strides is None:
+        if len(_STRIDES) >= _STRIDES_KEPT:
+            _STRIDES.clear()
+        strides = _STRIDES[sizes] = identity_strides(sizes)
+    return strides
+
+
 def parse_memref_type(t: str | ir.Type) -> MemRefSpec:
     """Parses `memref<2x?xf32>` (text or `ir.MemRefType`); rejects layouts and memory spaces."""
     text = str(t).strip()
@@ -157,10 +172,15 @@ class NativeFunction:
             offsets.append(8 * words)
             words += _words(spec.rank)
         self._offsets = tuple(offsets)
+        # the static dims of each argument, checked on a `?` shape
+        self._fixed_dims = tuple(
+            tuple((d, n) for d, n in enumerate(spec.sizes) if n is not None)
+            for spec in self.arg_specs
+        )
         self._argbuf_t = ctypes.c_int64 * words
         layout, words = [], 0
         for spec in self.result_specs:
-            strides = None if spec.strides is None else list(spec.strides)
+            strides = spec.strides
             layout.append((spec, words, words + 3 + spec.rank, words + _words(spec.rank), strides))
             words += _words(spec.rank)
         self._result_layout = tuple(layout)
@@ -189,11 +209,12 @@ class NativeFunction:
                 raise self._mismatch(index, spec, t)
             strides = spec.strides
         else:
-            if len(shape) != spec.rank or any(
-                s is not None and s != n for s, n in zip(spec.sizes, shape)
-            ):
+            if len(shape) != spec.rank:
                 raise self._mismatch(index, spec, t)
-            strides = identity_strides(shape)
+            for d, n in self._fixed_dims[index]:
+                if shape[d] != n:
+                    raise self._mismatch(index, spec, t)
+            strides = _strides_of(shape)
         if not t.is_contiguous():
             t = t.contiguous()
         ptr = t.data_ptr()
@@ -260,16 +281,16 @@ class NativeFunction:
         try:
             for spec, at, strides_at, end, static_strides in self._result_layout:
                 alloc, aligned, offset = raw[at : at + 3]
-                sizes = raw[at + 3 : strides_at]
-                strides = raw[strides_at:end]
+                sizes = tuple(raw[at + 3 : strides_at])
+                strides = tuple(raw[strides_at:end])
                 # a `?` result in its own row-major buffer is wrapped too, not copied out
-                static_strides = static_strides or list(identity_strides(sizes))
+                static_strides = static_strides or _strides_of(sizes)
                 # a result returned in its own heap buffer becomes the tensor's storage; one
                 # that is an input, a constant or a strided view of a buffer is copied
                 owned = alloc not in _NOT_HEAP and alloc not in input_pointers
                 if owned and alloc not in owners:
                     owners[alloc] = _Allocation(alloc, self._free)
-                if spec.static_shape is not None and tuple(sizes) != spec.static_shape:
+                if spec.static_shape is not None and sizes != spec.static_shape:
                     raise RuntimeError(
                         f"{self.name}: result of type {spec.text} came back with sizes {sizes}"
                     )
@@ -292,7 +313,7 @@ class NativeFunction:
         return outputs
 
 
-def _copy_out(spec: MemRefSpec, address: int, sizes: list[int], strides: list[int]):
+def _copy_out(spec: MemRefSpec, address: int, sizes: tuple, strides: tuple):
     """Copies one result buffer of any (non-negative) strides into a fresh contiguous tensor."""
     out = torch.empty(sizes, dtype=spec.dtype)
     numel = math.prod(sizes)
