@@ -24,6 +24,7 @@ from contextlib import ExitStack
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
+from . import a_pack
 from .kernels import MASKED, ONE_ROW, KernelEmitter, lane_stride
 from .transposed_panels import pack_panels_from_rows
 
@@ -36,6 +37,11 @@ MIN_M_BLOCKS = 8
 MIN_BLOCK_ROWS = 128
 # Prefetch the next tile's C rows (see OuterKernel._prefetch_next_c)
 PREFETCH_C = True
+# Byte alignment of the panel copy (0: malloc's, 16 past a page for a large block, so every
+# zmm load of a panel straddles two cache lines; 64 measured only 0-3% faster: up/down/mm1024)
+PANEL_ALIGN = 0
+# Copy A as strips of register-block rows, k-major, once per product on the panel path (a_pack)
+PACK_A = True
 
 
 class OuterKernel(KernelEmitter):
@@ -98,12 +104,16 @@ class OuterKernel(KernelEmitter):
             nr,
         ]
         panel_type = ir.MemRefType.get(shape, self.element)
+        strips = None
+        if PACK_A and a_pack.packs_a(self):
+            strips = a_pack.alloc_strips(self)
+            a_pack.pack_strips(self, ivs, strips)
         # private to the n block: the n blocks are independent (shared out whole, no wait
         # between a thread's copy and its tiles); the n blocks of 2 threads measured 1.2-1.4x
         # faster than sharing the m blocks of each (n, k) block (a call and a wait per block)
         n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(block_n))
         with ir.InsertionPoint(n0.body):
-            block_panels = memref.alloc(panel_type, [], [])
+            block_panels = memref.alloc(panel_type, [], [], alignment=PANEL_ALIGN or None)
             k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(blocks.block_k))
             with ir.InsertionPoint(k0.body):
                 bn, bk = n0.induction_variable, k0.induction_variable
@@ -116,11 +126,13 @@ class OuterKernel(KernelEmitter):
                     at = (m0.induction_variable, bn, bk)
                     for n_part in n_parts:
                         for m_part in m_parts:
-                            self._tile(ivs, at, m_part, n_part, block_panels)
+                            self._tile(ivs, at, m_part, n_part, block_panels, strips)
                     scf.YieldOp([])
                 scf.YieldOp([])
             memref.dealloc(block_panels)
             scf.YieldOp([])
+        if strips is not None:
+            memref.dealloc(strips)
 
     def _n_block(self) -> int:
         """Columns per n block on the panel path: block_n, or for known columns the equal
@@ -174,7 +186,7 @@ class OuterKernel(KernelEmitter):
                 scf.YieldOp([])
             scf.YieldOp([])
 
-    def _tile(self, ivs, blocks, m_part, n_part, panels=None):
+    def _tile(self, ivs, blocks, m_part, n_part, panels=None, strips=None):
         """The tiles of one (rows, columns) part in the current cache block: rows x NR
         accumulators across the k block, B from `panels` when given, else in place."""
         c = self.c
@@ -204,6 +216,7 @@ class OuterKernel(KernelEmitter):
                 self._prefetch_next_c(at, rows, len(widths))
             b_lanes = self._b_lanes(at, widths, bn, bk, panels)
             accs = self._c_tile(at, rows, widths, bk)
+            read_a = None if strips is None else a_pack.strip_reader(self, strips, m, bk)
             k_stop = arith.minsi(arith.addi(bk, self.index(self.blocks.block_k)), self.extent(c.k))
             k_loop = scf.ForOp(bk, k_stop, self.index(1), accs)
             with ir.InsertionPoint(k_loop.body):
@@ -211,7 +224,10 @@ class OuterKernel(KernelEmitter):
                 bs = b_lanes(at_k)
                 out = []
                 for i in range(rows):
-                    a = self._load_scalar(c.a, self._at(0, at_k, {c.m: i}))
+                    if read_a is None:
+                        a = self._load_scalar(c.a, self._at(0, at_k, {c.m: i}))
+                    else:
+                        a = read_a(k_loop.induction_variable, i)
                     a = vector.broadcast(self.vector, a)
                     for j in range(len(widths)):
                         acc = k_loop.inner_iter_args[i * len(widths) + j]
