@@ -69,13 +69,22 @@ class AmxConv(AmxEmitter):
         flat_out = memref.collapse_shape(
             ir.MemRefType.get([batch, f, p], f32), out, [[0], [1], [2, 3]]
         )
-        # one image's im2col, rewritten per batch element before the kernel copies it
-        self.col = memref.alloc(ir.MemRefType.get([k, p], bf16), [], [])
-        index = (
-            (((1, 1),), ((3, 1),)),
-            (((3, 1),), ((2, 1),)),
-            (((0, 1),), ((1, 1),), ((2, 1),)),
+        # a 1 x 1 window at stride 1 on an image in identity layout: the image is its own
+        # im2col, `[N, C, H*W]`
+        self.in_place = (
+            types[1].shape[2:] == [1, 1]
+            and _attr(op, "strides") == [1, 1]
+            and identity_layout(types[0])
         )
+        if self.in_place:
+            self.col = memref.collapse_shape(
+                ir.MemRefType.get([batch, k, p], bf16), image, [[0], [1], [2, 3]]
+            )
+            col_index = (((0, 1),), ((3, 1),), ((2, 1),))
+        else:  # one image's im2col, rewritten per batch element before the kernel copies it
+            self.col = memref.alloc(ir.MemRefType.get([k, p], bf16), [], [])
+            col_index = (((3, 1),), ((2, 1),))
+        index = ((((1, 1),), ((3, 1),)), col_index, (((0, 1),), ((1, 1),), ((2, 1),)))
         sizes = ((flat_out, 0), (flat_weight, 0), (flat_out, 2), (flat_weight, 1))
         c = Contraction(
             op, flat_weight, self.col, flat_out, index, extents, "packed", (0,), 1, 2, 3, sizes
@@ -88,7 +97,8 @@ class AmxConv(AmxEmitter):
 
     def emit(self) -> None:
         super().emit()
-        memref.dealloc(self.col)
+        if not self.in_place:
+            memref.dealloc(self.col)
 
     def _dims(self, which: int) -> set[int]:
         # the copy changes with the image: never hoisted out of the batch loop
@@ -96,7 +106,7 @@ class AmxConv(AmxEmitter):
         return dims | {0} if which == 1 else dims
 
     def _outer_loops(self, dims, ivs):
-        if not dims:
+        if not dims and not self.in_place:
             self._im2col(ivs[0])
         super()._outer_loops(dims, ivs)
 

@@ -33,7 +33,8 @@ CASES = [
     (5, 24, 3, 1, 1, 1, 1, 13),  # F and OH*OW not whole blocks, k = 45 padded
     (16, 33, 3, 2, 1, 1, 2, 17),  # stride 2: the copy gathers every other pixel
     (8, 16, 3, 1, 2, 2, 1, 19),  # dilation 2
-    (64, 32, 1, 1, 0, 1, 3, 7),  # 1 x 1
+    (64, 32, 1, 1, 0, 1, 3, 7),  # 1 x 1: the image read as its own im2col
+    (32, 48, 1, 2, 0, 1, 2, 15),  # 1 x 1 at stride 2: copied
     (3, 48, 7, 2, 3, 1, 1, 37),  # a stem: wide rows (37 -> 19 pixels), 3 channels
 ]
 
@@ -46,13 +47,17 @@ def test_bf16_conv_on_amx(tmp_path, cin, cout, kernel, stride, pad, dilation, ba
     x = torch.randn(batch, cin, size, size, dtype=torch.bfloat16)
     program, text = _compile(conv, x, tmp_path)
     assert "amx.tile_mulf" in text and "vector.fma" not in text
+    # the im2col copy, but for a 1 x 1 window at stride 1
+    im2col = f"memref<{cin * kernel * kernel}x" in text
+    assert im2col == (kernel > 1 or stride > 1)
     _check(program, conv, x)
 
 
 @requires_amx
-def test_bf16_conv_of_a_dynamic_batch(tmp_path):
+@pytest.mark.parametrize("kernel", [3, 1])
+def test_bf16_conv_of_a_dynamic_batch(tmp_path, kernel):
     torch.manual_seed(0)
-    conv = torch.nn.Conv2d(24, 40, 3, padding=1).to(torch.bfloat16)
+    conv = torch.nn.Conv2d(24, 40, kernel, padding=kernel // 2).to(torch.bfloat16)
     x = torch.randn(2, 24, 15, 15, dtype=torch.bfloat16)
     program, text = _compile(conv, x, tmp_path, ({0: Dim("b", min=1, max=64)},))
     assert "amx.tile_mulf" in text
