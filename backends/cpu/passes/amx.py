@@ -61,7 +61,7 @@ def _flag(name: str, default: str) -> str:
 
 
 # below this many multiply-adds the copies and the padding cost more than the FMA kernels
-_MIN_MACS = 32 * 32 * 32
+MIN_MACS = 32 * 32 * 32
 _GUESS = 64  # a dynamic extent, when judging the size
 
 
@@ -80,7 +80,7 @@ def amx_emitter(c: Contraction, types, cpu: str = "") -> AmxEmitter | None:
     if not isinstance(out, ir.F32Type):
         return None
     m, n, k = (_GUESS if c.extents[d] is None else c.extents[d] for d in (c.m, c.n, c.k))
-    if min(m, n) < ROWS or k < DEPTH // 2 or m * n * k < _MIN_MACS:
+    if min(m, n) < ROWS or k < DEPTH // 2 or m * n * k < MIN_MACS:
         return None
     if not cpu_target(cpu or None).amx_bf16:
         return None

@@ -18,13 +18,17 @@ from mlir.dialects import arith, memref, scf, vector
 
 from aten_mlir.backends.cpu.target import cpu_target
 
-from .amx import _MIN_MACS, AmxEmitter, enabled
+from .amx import MIN_MACS, AmxEmitter, enabled
 from .amx_pack import DEPTH, ROWS
-from .conv import CONV, _attr, identity_layout
+from .conv import CONV, identity_layout
 from .kernels import Contraction
 
 # output pixels copied per vector: one tile row of bf16
 LANES = DEPTH
+
+
+def _attr(op: ir.Operation, name: str) -> list[int]:
+    return [int(v) for v in ir.DenseIntElementsAttr(op.attributes[name])]
 
 
 def amx_conv_emitter(op: ir.Operation, types: list[ir.MemRefType], cpu: str = ""):
@@ -46,7 +50,7 @@ def amx_conv_emitter(op: ir.Operation, types: list[ir.MemRefType], cpu: str = ""
     if image.get_strides_and_offset()[0][-1] != 1:
         return None
     k, p = channels * kh * kw, oh * ow
-    if min(f, p) < ROWS or k < ROWS or f * p * k < _MIN_MACS:
+    if min(f, p) < ROWS or k < ROWS or f * p * k < MIN_MACS:
         return None
     if not cpu_target(cpu or None).amx_bf16:
         return None
