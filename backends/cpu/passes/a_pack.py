@@ -21,9 +21,11 @@ from .lane_shuffles import transpose
 # k steps ahead a tile's k loop prefetches its strip (0: none); the strips' k dim is padded by
 # as many rows, so the address prefetched is always inside the buffer
 PREFETCH_K = 0
-# Columns of C from which the copy pays: it is a load and store per element of A, the kernel
-# then does n / lanes fmas per element. `?` columns copy.
-MIN_COLUMNS = 128
+# Columns of C from which the copy pays: it costs a load, a transpose and a store per element
+# of A, the kernel then does n / lanes fmas per element (1 thread, same process: mm 512^3
+# 1.75-1.86 vs 1.92-1.97 ms without; the im2col conv 256ch 14x14, n = 196 pixels, 1.99-2.06
+# vs 1.74-1.83 ms: 12% slower). `?` columns copy.
+MIN_COLUMNS = 512
 
 
 def packs_a(e) -> bool:

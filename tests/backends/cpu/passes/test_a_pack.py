@@ -40,8 +40,8 @@ def _compile(fn, args, tmp_path, dynamic_shapes=None):
 @pytest.mark.parametrize("rows", ODD_ROWS)
 @pytest.mark.parametrize("fn", [_matmul, _linear], ids=["a@b", "x@W.T"])
 def test_packed_a_equals_eager_at_odd_sizes(fn, rows, tmp_path):
-    """k 530: 3 k blocks, the last one partial and not a whole vector; n 300: a masked tail."""
-    k, n = 530, 300
+    """k 530: 3 k blocks, the last one partial and not a whole vector; n 600: a masked tail."""
+    k, n = 530, 600
     a = torch.randn(rows, k)
     b = torch.randn(k, n) if fn is _matmul else torch.randn(n, k)
     program, text = _compile(fn, (a, b), tmp_path)
@@ -55,7 +55,7 @@ def test_packed_a_equals_eager_at_odd_sizes(fn, rows, tmp_path):
 
 def test_no_strips_when_off(tmp_path, monkeypatch):
     monkeypatch.setattr(outer_kernel, "PACK_A", False)
-    a, b = torch.randn(100, 530), torch.randn(530, 300)
+    a, b = torch.randn(100, 530), torch.randn(530, 600)
     program, text = _compile(_matmul, (a, b), tmp_path)
     torch.testing.assert_close(program(a, b), a @ b, rtol=1e-4, atol=1e-3)
     assert not STRIPS.search(text)
@@ -72,7 +72,7 @@ def test_narrow_products_do_not_copy_a(tmp_path):
 @pytest.mark.parametrize("fn", [_matmul, _linear], ids=["a@b", "x@W.T"])
 def test_packed_a_with_dynamic_rows(fn, tmp_path):
     """`?` rows: the strips sized at run time, one compile for every size."""
-    k, n = 300, 257
+    k, n = 300, 521
     b = torch.randn(k, n) if fn is _matmul else torch.randn(n, k)
     rows = Dim("rows", min=1, max=4096)
     program, text = _compile(fn, (torch.randn(64, k), b), tmp_path, ({0: rows}, None))
@@ -85,11 +85,11 @@ def test_packed_a_with_dynamic_rows(fn, tmp_path):
 def test_packed_a_with_dynamic_rows_and_k(tmp_path):
     """`?` rows and `?` k: the strips' k blocks counted at run time, k's tail masked."""
     rows, depth = Dim("rows", min=1, max=4096), Dim("depth", min=1, max=4096)
-    a, b = torch.randn(64, 64), torch.randn(64, 200)
+    a, b = torch.randn(64, 64), torch.randn(64, 520)
     program, text = _compile(_matmul, (a, b), tmp_path, ({0: rows, 1: depth}, {0: depth}))
     assert STRIPS.search(text)
     for m, k in ((1, 1), (7, 17), (33, 256), (100, 257), (257, 530), (1000, 33)):
-        a, b = torch.randn(m, k), torch.randn(k, 200)
+        a, b = torch.randn(m, k), torch.randn(k, 520)
         torch.testing.assert_close(program(a, b), a @ b, rtol=1e-4, atol=1e-3)
 
 
@@ -97,7 +97,7 @@ def test_packed_a_with_dynamic_rows_and_k(tmp_path):
 def test_a_strided_along_k(rows, tmp_path):
     """A read through a transposed view: copied an element at a time (values only: the view
     may be copied contiguous before the kernel)."""
-    a, b = torch.randn(530, rows), torch.randn(530, 300)
+    a, b = torch.randn(530, rows), torch.randn(530, 600)
 
     def fn(a, b):
         return a.t() @ b
@@ -106,7 +106,7 @@ def test_a_strided_along_k(rows, tmp_path):
     torch.testing.assert_close(program(a, b), fn(a, b), rtol=1e-4, atol=1e-3)
 
 
-@pytest.mark.parametrize("shape", [(100, 530, 300), (257, 17, 129)], ids=str)
+@pytest.mark.parametrize("shape", [(100, 530, 600), (257, 17, 529)], ids=str)
 def test_packed_a_on_avx2_blocks(shape, tmp_path, monkeypatch):
     """6-row strips from 8-lane transposes (two rows of zeros), run on the host."""
     monkeypatch.setattr(contractions, "_blocking", lambda cpu: kernels.AVX2)
