@@ -75,6 +75,7 @@ class CompiledProgram:
         self._guards = CallGuards(signature, declared, self._binder.names)
         mutated = {s.name for s in signature.outputs if s.role == "mutated_input"}
         self._mutated = [k for k, s in enumerate(signature.user_inputs) if s.name in mutated]
+        self._input_index = {s.name: k for k, s in enumerate(signature.user_inputs)}
         self._written_state = [
             (s.name, state[s.name])
             for s in signature.outputs
@@ -120,8 +121,13 @@ class CompiledProgram:
                 return self._run_eagerly(pair, args, kwargs)
         if not self._grad_warned:
             self._warn_requires_grad(user_inputs)
-        with torch.no_grad():
+        # as torch.no_grad(), without making a context object per call
+        grad = torch.is_grad_enabled()
+        torch._C._set_grad_enabled(False)
+        try:
             return self._outputs(self._plan.run(user_inputs), user_inputs)
+        finally:
+            torch._C._set_grad_enabled(grad)
 
     def _warn_requires_grad(self, user_inputs) -> None:
         for name, value in zip(self._guards.names, user_inputs):
@@ -154,19 +160,22 @@ class CompiledProgram:
         """The module's outputs; buffers and inputs the program mutates are written in place,
         as eager writes them (so the ExportedProgram's own state sees the update too)."""
         sig = self.signature
-        inputs_by_name = dict(zip((s.name for s in sig.user_inputs), user_inputs))
         user = []
-        owned = {t.data_ptr() for t in user_inputs} | self._state_pointers
+        inputs = {t.data_ptr() for t in user_inputs}
         for spec, value in zip(sig.outputs, returned):
             if spec.role == "user_output":
                 # An output that is an input or a parameter itself (canonicalization removed a
-                # copy: `clone(x)` -> `x`) is copied, as eager returns a new tensor.
-                aliased = isinstance(value, torch.Tensor) and value.data_ptr() in owned
-                user.append(value.clone() if aliased else value)
+                # copy: `clone(x)` -> `x`) is copied, as eager returns a new tensor. (The state's
+                # pointers are a set of their own: their union with the inputs' was made per call.)
+                if isinstance(value, torch.Tensor):
+                    pointer = value.data_ptr()
+                    if pointer in inputs or pointer in self._state_pointers:
+                        value = value.clone()
+                user.append(value)
             elif spec.role == "mutated_buffer":
                 self.state[spec.name].copy_(value)
             elif spec.role == "mutated_input":
-                inputs_by_name[spec.name].copy_(value)
+                user_inputs[self._input_index[spec.name]].copy_(value)
         for pos in sorted(sig.constant_outputs):
             user.insert(pos, sig.constant_outputs[pos])
         if sig.out_spec is not None:
