@@ -76,7 +76,9 @@ def _wrap(owner: _Allocation, address: int, sizes, spec) -> torch.Tensor:
     count = math.prod(sizes)
     view = (ctypes.c_char * (count * spec.itemsize)).from_address(address)
     view._owner = owner
-    return torch.frombuffer(view, dtype=spec.dtype, count=count).view(sizes)
+    flat = torch.frombuffer(view, dtype=spec.dtype, count=count)
+    # sizes unpacked: `view(tuple)` parses a sequence and took half again as long
+    return flat.view(*sizes) if sizes else flat.view(())
 
 
 class MemRefSpec(NamedTuple):
