@@ -41,7 +41,7 @@ from aten_mlir.backends.cpu.target import cpu_target
 
 from .amx_epilogue import epilogue
 from .amx_pack import DEPTH, ROWS, TileOperands
-from .amx_result import ResultRows
+from .amx_result import ResultRows, add_result_buffer
 from .kernels import Contraction, zero_fill_before
 
 # the result is computed 2 x 2 tiles at a time
@@ -235,7 +235,7 @@ class AmxEmitter(TileOperands):
         self._pack({0, 1} - self.hoisted, ivs)
         self._tiles(ivs)
         if self.out is not None:
-            self._add_into_c(ivs)
+            add_result_buffer(self, ivs)
 
     def _dims(self, which: int) -> set[int]:
         return {d for form in self.c.index[which] for d, _ in form}
@@ -409,20 +409,3 @@ class AmxEmitter(TileOperands):
             return
         for (r, v), tile in zip(corners, results):
             self._store(*at(r, v), tile)
-
-    def _add_into_c(self, ivs) -> None:
-        """C[m, n] += the result buffer at (r, v), element by element (C not contiguous
-        along n; else each block's tiles went into C from `_block`)."""
-        c = self.c
-        r_dim, v_dim = self.row[1], self.vnni[1]
-        r_loop = self.loop(0, self.extent(r_dim))
-        with ir.InsertionPoint(r_loop.body):
-            v_loop = self.loop(0, self.extent(v_dim))
-            with ir.InsertionPoint(v_loop.body):
-                r, v = r_loop.induction_variable, v_loop.induction_variable
-                indices = self.at(2, {**ivs, r_dim: r, v_dim: v})
-                (r_tile, r_in), (v_tile, v_in) = self._split(r, ROWS), self._split(v, ROWS)
-                value = memref.load(self.out, [r_tile, v_tile, r_in, v_in])
-                memref.store(arith.addf(memref.load(c.c, indices), value), c.c, indices)
-                scf.YieldOp([])
-            scf.YieldOp([])

@@ -22,7 +22,7 @@ tile columns (a BERT FFN x[128,768] @ W[3072,768].T: 1.5 MiB, a quarter of the r
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, scf, vector
+from mlir.dialects import arith, memref, scf, vector
 
 from .amx_pack import ROWS
 
@@ -117,3 +117,22 @@ class ResultRows:
             old = vector.maskedload(self.row_t, e.c.c, indices, mask, self.zeros)
             value = arith.addf(old, value)
         vector.maskedstore(e.c.c, indices, mask, value)
+
+
+def add_result_buffer(e, ivs) -> None:
+    """C[m, n] += emitter `e`'s result buffer `[r / 16][v / 16][16][16]` at (r, v), element
+    by element (C not contiguous along n; else each block's tiles went into C through the
+    scratch rows)."""
+    c = e.c
+    r_dim, v_dim = e.row[1], e.vnni[1]
+    r_loop = e.loop(0, e.extent(r_dim))
+    with ir.InsertionPoint(r_loop.body):
+        v_loop = e.loop(0, e.extent(v_dim))
+        with ir.InsertionPoint(v_loop.body):
+            r, v = r_loop.induction_variable, v_loop.induction_variable
+            indices = e.at(2, {**ivs, r_dim: r, v_dim: v})
+            (r_tile, r_in), (v_tile, v_in) = e._split(r, ROWS), e._split(v, ROWS)
+            value = memref.load(e.out, [r_tile, v_tile, r_in, v_in])
+            memref.store(arith.addf(memref.load(c.c, indices), value), c.c, indices)
+            scf.YieldOp([])
+        scf.YieldOp([])
