@@ -14,7 +14,9 @@ cut; an m-outer order copied all of B again per m block (8 times for BERT's 1024
 1 thread 43.4 -> 34.9 ms). The copy is allocated per n block, so the n blocks are independent
 and cpu-parallelize-loops shares them out whole (one call, each thread copying its own part of
 B); a single n block leaves it the m blocks of each k block. Fewer rows than PANEL_MIN_ROWS do
-not pay for the copy: their tiles read B in place.
+not pay for the copy: their tiles read B in place. On the panel path A is also copied once per
+product, as k-major strips of the register block's rows (a_pack: a tile's broadcasts read one
+contiguous run instead of R rows of A a whole row apart).
 """
 
 from __future__ import annotations
