@@ -36,6 +36,7 @@ PASS_MODULES: dict[str, str] = {
     "cpu-emit-c-interface": "aten_mlir.backends.cpu.passes.c_interface",
     "cpu-fast-math": "aten_mlir.backends.cpu.passes.fast_math",
     "cpu-fuse-row-nests": "aten_mlir.backends.cpu.passes.fuse_row_nests",
+    "cpu-native-bf16-rounding": "aten_mlir.backends.cpu.passes.native_bf16",
     "cpu-outline-loop-nests": "aten_mlir.backends.cpu.passes.outline_nests",
     "cpu-reuse-dead-rows": "aten_mlir.backends.cpu.passes.row_reuse",
     "cpu-parallelize-loops": "aten_mlir.backends.cpu.passes.parallelize",

@@ -57,7 +57,9 @@ CPU_STAGES: list[Stage] = [
     Stage(
         "llvm",
         "duplicate-function-elimination,cpu-outline-loop-nests,duplicate-function-elimination,"
-        "cpu-emit-c-interface,cpu-fast-math,cpu-accurate-math,convert-complex-to-standard,"
+        "cpu-emit-c-interface,cpu-fast-math,cpu-accurate-math,"
+        # vector f32 -> bf16 as vcvtneps2bf16 (integer rounding for rows with subnormals)
+        "cpu-native-bf16-rounding,convert-complex-to-standard,"
         "convert-math-to-funcs,"
         "lower-affine,convert-scf-to-cf,aten-expands-as-casts,aten-check-expand-groups,"
         "aten-widen-i1-memrefs,expand-strided-metadata,"

@@ -34,6 +34,8 @@ from mlir.dialects import arith, math
 from aten_mlir.passes.ir import nested_ops
 from aten_mlir.passes.registry import ModulePass, register_pass
 
+from .x86_registers import scalef, whole_registers
+
 _CONTRACT = "#arith.fastmath<contract>"
 _F32_MIN_NORMAL = 2.0**-126
 # 1.5 * 2^23: adding it to |y| < 2^22 rounds y to an integer, left in the low mantissa bits.
@@ -140,19 +142,29 @@ class _F32:
 def _reduce_exp(b: _F32, x: ir.Value, lo: float | None, hi: float):
     """(n, e^r - 1) with x = n ln 2 + r, |r| <= ln(2)/2 and n an i32, for x clamped to
     [lo, hi] (NaN stays NaN)."""
+    t, _, expm1_r = _reduce_exp_float(b, x, lo, hi)
+    return arith.subi(b.bits(t), b.ci(_ROUNDER_BITS)), expm1_r
+
+
+def _reduce_exp_float(b: _F32, x: ir.Value, lo: float | None, hi: float):
+    """`_reduce_exp` with n as an f32 (and t, whose low mantissa bits hold n)."""
     x = b.clamp(x, lo, hi)
     t = b.fma(x, b.c(1 / pymath.log(2)), b.c(_ROUNDER))
     n = arith.subf(t, b.c(_ROUNDER))
     r = b.fma(n, b.c(-_LN2_HI), x)
     r = b.fma(n, b.c(-_LN2_LO), r)
-    expm1_r = b.fma(arith.mulf(r, r), b.poly(r, _EXP_P), r)
-    return arith.subi(b.bits(t), b.ci(_ROUNDER_BITS)), expm1_r
+    return t, n, b.fma(arith.mulf(r, r), b.poly(r, _EXP_P), r)
 
 
 def expand_exp(b: _F32, x: ir.Value, lo: float | None = -104.0) -> ir.Value:
     """math.exp -> arith.select, arith.mulf, arith.addf, arith.bitcast, arith.shli: e^r 2^n."""
     # exp(-104) rounds to 0 and exp(88.8) overflows: the clamp keeps n in [-150, 128] (callers
     # whose x is never below -104 drop the lower bound).
+    if whole_registers(b.ftype):
+        # AVX-512's vscalefps multiplies by 2^n with one rounding (denormals, overflow to inf):
+        # one instruction for the eight integer ops below
+        _, n, expm1_r = _reduce_exp_float(b, x, lo, 88.8)
+        return scalef(arith.addf(expm1_r, b.c(1.0)), n)
     n, expm1_r = _reduce_exp(b, x, lo, 88.8)
     # 2^n as two factors, each a normal f32: one rounding, in the last multiply, gives
     # denormal results and overflow to inf as a single multiply by 2^n would.

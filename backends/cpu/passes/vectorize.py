@@ -29,7 +29,9 @@ from aten_mlir.passes.registry import ModulePass, option, register_pass
 from .accurate_math import LIBM
 from .bf16_rounding import is_f32_to_bf16, round_to_bf16
 from .fast_math import EXPANSIONS as _FAST_MATH
+from .float_extrema import reduce_extremum, reduces_as_integers
 from .fold_access import fold_access
+from .native_bf16 import rounds_natively
 from .vectorize_plan import (
     INTEGER_DIVISIONS,
     Plan,
@@ -262,18 +264,23 @@ class _Emitter:
         fastmath = None
         if isinstance(t, ir.FloatType) and kind in ("add", "mul"):
             fastmath = ir.Attribute.parse("#arith.fastmath<reassoc>")
-        kind_attr = ir.Attribute.parse(f"#vector.kind<{kind}>")
         if isinstance(t, (ir.F16Type, ir.BF16Type)):
             # LLVM's x86 backend fails on `vector.reduce.fmaximum` of <64 x bfloat> ("Unexpected
             # illegal type"): reduce the lanes in f32 (exact for min/max; one rounding for sums)
             wide = ir.F32Type.get()
             lanes = arith.extf(self.vector_type(wide), acc)
             old = arith.extf(wide, old)
-            total = vector.reduction(wide, kind_attr, lanes, acc=old, fastmath=fastmath)
-            total = arith.truncf(t, total)
+            total = arith.truncf(t, self._horizontal(kind, lanes, old, fastmath))
         else:
-            total = vector.reduction(t, kind_attr, acc, acc=old, fastmath=fastmath)
+            total = self._horizontal(kind, acc, old, fastmath)
         memref.store(total, access.memref, indices)
+
+    @staticmethod
+    def _horizontal(kind: str, lanes: ir.Value, old: ir.Value, fastmath) -> ir.Value:
+        if reduces_as_integers(kind, lanes.type):
+            return reduce_extremum(kind, lanes, old)
+        kind_attr = ir.Attribute.parse(f"#vector.kind<{kind}>")
+        return vector.reduction(old.type, kind_attr, lanes, acc=old, fastmath=fastmath)
 
     def _uniform_values(self) -> dict:
         """Body value -> its scalar for this row, for the values that are the same in every
@@ -349,8 +356,8 @@ class _Emitter:
             indices = [self.scalars.get(v, v) for v in indices[:-1]] + [start]
             return [self._load_row(base, indices, mask)]
         operands = [self._as_vector(v, values) for v in o.operands]
-        if is_f32_to_bf16(o):
-            return [round_to_bf16(operands[0])]
+        if is_f32_to_bf16(o) and not rounds_natively(operands[0]):
+            return [round_to_bf16(operands[0])]  # else `cpu-native-bf16-rounding`'s
         if mask is not None and o.name in INTEGER_DIVISIONS:
             one = self._splat_const(ir.IntegerAttr.get(operands[1].type.element_type, 1))
             operands[1] = arith.select(mask, operands[1], one)
