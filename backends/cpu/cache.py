@@ -33,7 +33,7 @@ from pathlib import Path
 RECIPE = (
     "6:mlir-translate|key llvm ir|opt loop-extract,mergefunc,O{n},glue optnone|llvm-split"
     "|llc -O{n} pic|-mattr=-prefer-256-bit on avx512f|cc -shared -lm|truncsfbf2"
-    "|runtime_support.c"
+    "|runtime_support.c|malloc/free -> aten_mlir_alloc/free"
 )
 # what `cache_key` returns, and all a file name may hold: a key read from a file cannot name a
 # path outside the cache directory
