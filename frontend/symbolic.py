@@ -43,19 +43,53 @@ def import_sym_numel(tensor_value):
     return total
 
 
-def _binary(op_class):
-    return lambda a, b: op_class(as_index(a), as_index(b)).result
+def _is_float(v) -> bool:
+    return isinstance(v, float) or (isinstance(v, ir.Value) and isinstance(v.type, ir.F64Type))
 
 
-for _target, _op in [
-    (operator.add, arith.AddIOp),
-    (operator.sub, arith.SubIOp),
-    (operator.mul, arith.MulIOp),
-    (operator.floordiv, arith.FloorDivSIOp),
-    (torch.sym_max, arith.MaxSIOp),
-    (torch.sym_min, arith.MinSIOp),
+def as_f64(v) -> ir.Value:
+    """An `f64` value for a SymFloat, a SymInt (`index`) or a Python number."""
+    f64 = ir.F64Type.get()
+    if not isinstance(v, ir.Value):
+        return arith.ConstantOp(f64, float(v)).result
+    if isinstance(v.type, ir.F64Type):
+        return v
+    i64 = arith.IndexCastOp(ir.IntegerType.get_signless(64), as_index(v)).result
+    return arith.SIToFPOp(f64, i64).result
+
+
+def _binary(int_op, float_op=None):
+    """SymInt arithmetic on `index`; with a SymFloat operand (`1.0 / numel` in a batch norm
+    backward) on `f64`, as Python promotes."""
+
+    def build(a, b):
+        if float_op is not None and (_is_float(a) or _is_float(b)):
+            return float_op(as_f64(a), as_f64(b)).result
+        return int_op(as_index(a), as_index(b)).result
+
+    return build
+
+
+for _target, _int_op, _float_op in [
+    (operator.add, arith.AddIOp, arith.AddFOp),
+    (operator.sub, arith.SubIOp, arith.SubFOp),
+    (operator.mul, arith.MulIOp, arith.MulFOp),
+    (operator.floordiv, arith.FloorDivSIOp, None),
+    (torch.sym_max, arith.MaxSIOp, arith.MaximumFOp),
+    (torch.sym_min, arith.MinSIOp, arith.MinimumFOp),
 ]:
-    register_symbolic(_target)(_binary(_op))
+    register_symbolic(_target)(_binary(_int_op, _float_op))
+
+
+@register_symbolic(operator.truediv)
+def import_truediv(a, b):
+    """Python's `/` on sizes: always a float."""
+    return arith.DivFOp(as_f64(a), as_f64(b)).result
+
+
+@register_symbolic(torch.sym_float)
+def import_sym_float(a):
+    return as_f64(a)
 
 
 @register_symbolic(operator.mod)

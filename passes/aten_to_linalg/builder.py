@@ -14,6 +14,7 @@ from mlir.dialects import arith, linalg, tensor
 from mlir.dialects import complex as cx
 
 from aten_mlir.dialects import get_op_def
+from aten_mlir.dialects.opdefs import ArgKind
 
 from ..decompose.registry import DecompositionRewriter
 from ..ir.conventions import (  # noqa: F401 (the storage convention, re-exported here)
@@ -50,6 +51,20 @@ def tensor_type(t_or_v) -> ir.RankedTensorType:
     return ir.RankedTensorType(t_or_v.type if isinstance(t_or_v, ir.Value) else t_or_v)
 
 
+def _is_runtime_scalar(v) -> bool:
+    return isinstance(v, ir.Value) and isinstance(
+        v.type, (ir.IndexType, ir.IntegerType, ir.FloatType)
+    )
+
+
+def _scalar_overload(op: ir.Operation) -> bool:
+    """The elementwise overloads taking a Scalar operand (`div.Scalar`, `pow.Tensor_Scalar`,
+    `div.Scalar_mode`): their rules broadcast a 0-d tensor as they would a number. (Other ops'
+    Scalar arguments, `full`'s fill value, are read as scalars by their rules.)"""
+    overload = op.name.rsplit(".", 1)[-1]
+    return overload in ("Scalar", "Scalar_mode") or overload.endswith("_Scalar")
+
+
 class LoweringRewriter(DecompositionRewriter):
     """Builds before `op`; `discard()` erases every top-level op a rule built."""
 
@@ -66,6 +81,19 @@ class LoweringRewriter(DecompositionRewriter):
         for a in get_op_def(op.name).args:
             if self.args.get(a.name) is None and a.has_default and a.default is not None:
                 self.args[a.name] = a.default
+            elif _is_runtime_scalar(self.args.get(a.name)) and (
+                a.kind is ArgKind.TENSOR or (a.kind is ArgKind.SCALAR and _scalar_overload(op))
+            ):
+                self.args[a.name] = self._zero_dim(self.args[a.name])
+
+    def _zero_dim(self, v: ir.Value) -> ir.Value:
+        """A size computed at run time where ATen takes a Tensor (`x * x.shape[0]`, a batch
+        norm backward's `1.0 / numel`), as the 0-d tensor the rules broadcast; the op's result
+        type already says how it promoted."""
+        with self.at():
+            if isinstance(v.type, ir.IndexType):
+                v = arith.index_cast(ir.IntegerType.get_signless(64), v)
+            return tensor.from_elements(ir.RankedTensorType.get([], v.type), [v])
 
     # -- bool tensors are stored as i8 (LLVM cannot store memrefs of i1), unsigned ints as ----
     # -- signless ints of their width (arith has no unsigned types) ----------------------------
