@@ -16,7 +16,7 @@ from collections.abc import Collection
 import torch
 from mlir import ir
 from mlir.dialects import func
-from torch.export.graph_signature import InputKind, OutputKind
+from torch.export.graph_signature import InputKind
 
 from aten_mlir.dialects import (
     AtenBuildError,
@@ -34,7 +34,9 @@ from aten_mlir.dialects.opdefs import NAMESPACES
 
 from .arguments import call_fields, size_text
 from .locations import describe_node, node_location
+from .masked_results import masked_result_vals
 from .program import InputSpec, OutputSpec, Program, Signature
+from .roles import INPUT_ROLE, OUTPUT_ROLE, out_spec, user_output_name
 from .symbolic import SYMBOLIC_IMPORTERS
 
 log = logging.getLogger(__name__)
@@ -52,25 +54,16 @@ _DROPPED = {
 # `lift_fresh_copy(constant).detach_()` for constants made in forward.)
 _PASSED_THROUGH = {torch.ops.aten.detach_.default}
 
-_INPUT_ROLE = {
-    InputKind.PARAMETER: "parameter",
-    InputKind.BUFFER: "buffer",
-    InputKind.CONSTANT_TENSOR: "constant",
-    InputKind.USER_INPUT: "user_input",
-}
-_OUTPUT_ROLE = {
-    OutputKind.USER_OUTPUT: "user_output",
-    OutputKind.BUFFER_MUTATION: "mutated_buffer",
-    OutputKind.USER_INPUT_MUTATION: "mutated_input",
-}
-
 
 class UnsupportedOpError(NotImplementedError):
     """An op or construct the aten dialect cannot express; names the op and the user's line."""
 
 
 def import_program(
-    ep: torch.export.ExportedProgram, *, decomposed_later: Collection[str] | None = None
+    ep: torch.export.ExportedProgram,
+    *,
+    decomposed_later: Collection[str] | None = None,
+    functional: bool = False,
 ) -> Program:
     """Imports an exported program into a fresh context, as functional ATen with nothing
     decomposed: torch's `run_decompositions({})` first, unless the program is that already (no
@@ -78,11 +71,12 @@ def import_program(
     decomposes itself). That re-trace is most of an import's time (1 s of GPT-2 small's 1.1 s).
 
     `decomposed_later` defaults to what the decompose stage handles, so this is the program
-    `compile(ep)` compiles; `()` always re-traces."""
+    `compile(ep)` compiles; `()` always re-traces. `functional=True` says `ep` is functional
+    ATen already (an AOTAutograd graph, `frontend/fx_graphs.py`): never re-traced."""
     if decomposed_later is None:
         decomposed_later = handled_by_decompose()
     _check_layouts(ep)
-    if not _is_functional(ep, decomposed_later):
+    if not functional and not _is_functional(ep, decomposed_later):
         try:
             with warnings.catch_warnings():
                 # torch's own deprecation noise from deep-copying its module call graph.
@@ -240,12 +234,13 @@ class _Importer:
             fn.arg_attrs = ir.ArrayAttr.get([_arg_attr(s, p) for s, p in zip(inputs, placeholders)])
             fn.res_attrs = ir.ArrayAttr.get([_role_attr(s.role, s.name) for s in outputs])
         state = {**self.ep.state_dict, **self.ep.constants}
+        returned = sum(s.role == "user_output" for s in outputs) + len(constant_outputs)
         signature = Signature(
             inputs,
             outputs,
             constant_outputs,
             self.ep.call_spec.in_spec,
-            self.ep.call_spec.out_spec,
+            out_spec(self.ep, returned),
             **call_fields(self.ep),
         )
         return Program(module, state, signature)
@@ -268,7 +263,7 @@ class _Importer:
                 # is checked to pass the same one).
                 self.values[node] = getattr(spec.arg, "value", node.meta.get("val"))
                 continue
-            role = _INPUT_ROLE.get(spec.kind)
+            role = INPUT_ROLE.get(spec.kind)
             if role is None:
                 raise UnsupportedOpError(
                     f"import: input '{spec.arg.name}' of kind {spec.kind.name}"
@@ -281,14 +276,14 @@ class _Importer:
         """User outputs first, then what the program writes back (mutated buffers/inputs)."""
         user, written, constants = [], [], {}
         for spec, arg in zip(self.ep.graph_signature.output_specs, out_node.args[0]):
-            role = _OUTPUT_ROLE.get(spec.kind)
+            role = OUTPUT_ROLE.get(spec.kind)
             if role is None:
                 raise UnsupportedOpError(f"import: output '{spec.arg}' of kind {spec.kind.name}")
             value = self.values[arg] if isinstance(arg, torch.fx.Node) else arg
             if role != "user_output":
                 written.append((OutputSpec(role, spec.target), value))
             elif isinstance(value, ir.Value):
-                user.append((OutputSpec(role, getattr(spec.arg, "name", str(arg))), value))
+                user.append((OutputSpec(role, user_output_name(spec, arg)), value))
             else:
                 constants[len(user) + len(constants)] = value
         pairs = user + written
@@ -342,9 +337,12 @@ class _Importer:
         val = node.meta.get("val")
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         if any(v is None for v in vals):
-            raise UnsupportedOpError(
-                f"import: '{op_name}' returns None for a result, at {describe_node(node)}"
-            )
+            vals = masked_result_vals(op_name, node, vals)
+            if vals is None:
+                raise UnsupportedOpError(
+                    f"import: '{op_name}' returns None for a result, at {describe_node(node)}"
+                )
+            val = vals
         result_types = [_type_of(v, node) for v in vals] if opdef.results else []
         try:
             op = build_aten(

@@ -1,0 +1,42 @@
+"""The roles of an exported program's inputs and outputs in a `Signature`, from export's
+`InputKind`/`OutputKind`; joint forward-backward programs
+(`torch.export.experimental._export_forward_backward`) included."""
+
+from __future__ import annotations
+
+import torch
+from torch.export.graph_signature import InputKind, OutputKind
+
+INPUT_ROLE = {
+    InputKind.PARAMETER: "parameter",
+    InputKind.BUFFER: "buffer",
+    InputKind.CONSTANT_TENSOR: "constant",
+    InputKind.USER_INPUT: "user_input",
+}
+OUTPUT_ROLE = {
+    OutputKind.USER_OUTPUT: "user_output",
+    OutputKind.BUFFER_MUTATION: "mutated_buffer",
+    OutputKind.USER_INPUT_MUTATION: "mutated_input",
+    # a joint graph: the loss and the gradients are what a call returns, in the graph's order
+    OutputKind.LOSS_OUTPUT: "user_output",
+    OutputKind.GRADIENT_TO_PARAMETER: "user_output",
+    OutputKind.GRADIENT_TO_USER_INPUT: "user_output",
+}
+_GRADIENTS = (OutputKind.GRADIENT_TO_PARAMETER, OutputKind.GRADIENT_TO_USER_INPUT)
+
+
+def user_output_name(spec, arg) -> str:
+    """A returned value's name: its FX name, or `grad:<target>` for a gradient (which parameter
+    or input it is the gradient of)."""
+    if spec.kind in _GRADIENTS:
+        return f"grad:{spec.target}"
+    return getattr(spec.arg, "name", str(arg))
+
+
+def out_spec(ep: torch.export.ExportedProgram, returned: int):
+    """The pytree spec of a call's result: the module's, but a flat tuple of the `returned`
+    values for a joint program (the module's spec covers the loss alone)."""
+    kinds = {s.kind for s in ep.graph_signature.output_specs}
+    if kinds & {OutputKind.LOSS_OUTPUT, *_GRADIENTS}:
+        return torch.utils._pytree.tree_flatten(tuple(range(returned)))[1]
+    return ep.call_spec.out_spec
