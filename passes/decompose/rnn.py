@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .common import rank
+from .common import dtype, rank
 from .registry import register_decomposition
 
 
@@ -186,3 +186,40 @@ def decompose_rnn_relu(op, rewriter):
     """aten.rnn_relu.input -> aten.linear, aten.select.int, aten.add.Tensor, aten.relu,
     aten.stack: unrolled over a static sequence length"""
     return _run(op, rewriter, [rewriter.args["hx"]], _simple_cell("aten.relu"))
+
+
+@register_decomposition("aten.mkldnn_rnn_layer")
+def decompose_mkldnn_rnn_layer(op, rewriter):
+    """aten.mkldnn_rnn_layer -> aten.linear, aten.select.int, aten.slice.Tensor, aten.sigmoid,
+    aten.tanh, aten.mul.Tensor, aten.add.Tensor, aten.stack, aten.zeros (aten.transpose.int):
+    one direction of one LSTM layer, what `aten.lstm` becomes on CPU under `torch.compile`;
+    inference only (training saves oneDNN's workspace for its backward)."""
+    rw = rewriter
+    a = rw.args
+    if a["train"] or a["mode"] != 2 or a["batch_sizes"]:  # 2: oneDNN's LSTM
+        return None
+    x = a["input"]
+    time_dim = 1 if a["batch_first"] else 0
+    if rank(x) != 3 or _sequence_length(x, time_dim) is None:
+        return None
+    group = (a["weight0"], a["weight1"], a["weight2"], a["weight3"])
+    layer = _Layer(rw, group, a["has_biases"], _lstm_cell)
+    seq = rw.aten("aten.transpose.int", x, 0, 1) if a["batch_first"] else x
+    # the states may carry the layers' dim ([1, B, H]); the cell takes [B, H]
+    state = [
+        rw.aten("aten.select.int", v, 0, 0) if rank(v) == 3 else v for v in (a["hx_"], a["cx_"])
+    ]
+    seq, final = layer.run(seq, tuple(state), reverse=a["reverse"])
+    h, c = (
+        rw.aten("aten.unsqueeze", v, 0) if rank(r) == 3 else v
+        for v, r in zip(final, op.results[1:3])
+    )
+    if a["batch_first"]:
+        seq = rw.aten("aten.transpose.int", seq, 0, 1)
+    # oneDNN's workspace: nothing reads it outside training
+    workspace = ir.RankedTensorType(op.results[3].type)
+    if not workspace.has_static_shape:
+        return None
+    shape = [workspace.get_dim_size(d) for d in range(workspace.rank)]
+    empty = rw.aten("aten.zeros", shape, dtype=dtype(op.results[3]), results=[workspace])
+    return [seq, h, c, empty]

@@ -12,6 +12,7 @@ import torch
 import aten_mlir
 from aten_mlir.frontend import import_program
 from aten_mlir.passes.decompose import decompose, ops_outside, target_set
+from aten_mlir.tests.support.programs import single_op_program
 
 CONFIGS = {
     "lstm-2layer-batch_first": ("LSTM", dict(num_layers=2, batch_first=True)),
@@ -115,3 +116,25 @@ def test_dynamic_batch(name):
     y = torch.randn(*[5 if d == batch_dim else s for d, s in enumerate(x.shape)])
     for got, want in zip(_flat(compiled(y)), _flat(m(y)), strict=True):
         torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_mkldnn_rnn_layer_matches_the_oneDNN_kernel(reverse):
+    """One LSTM layer and direction as `aten.lstm` reaches a `torch.compile` backend on CPU."""
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(6, 5)
+    x, h, c = torch.randn(4, 3, 6), torch.randn(1, 3, 5), torch.randn(1, 3, 5)
+    weights = [w.detach() for w in lstm.parameters()]  # w_ih, w_hh, b_ih, b_hh
+    args = dict(reverse=reverse, batch_sizes=[], mode=2, hidden_size=5, num_layers=1)
+    args.update(has_biases=True, bidirectional=False, batch_first=False, train=False)
+    tensors = [x, *weights, h, c]
+    names = ["input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_"]
+    program = single_op_program("aten.mkldnn_rnn_layer", tensors, names=names, **args)
+    decomposed = decompose(program)
+    assert [op.name for op in ops_outside(decomposed.module.operation, target_set())] == []
+    compiled = aten_mlir.compile(program, cache=False)
+    assert not compiled.fallbacks
+    got = compiled(*tensors)
+    want = torch.ops.aten.mkldnn_rnn_layer(*tensors, *args.values())
+    for g, w in zip(got[:3], want[:3]):
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
