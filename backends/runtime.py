@@ -82,6 +82,8 @@ class CompiledProgram:
             if s.role == "mutated_buffer" and isinstance(state.get(s.name), torch.Tensor)
         ]
         self._grad_warned = False
+        # off where gradients are taken care of around the call (the torch.compile backend)
+        self.warn_requires_grad = True
         # Set by compile() from an ExportedProgram: makes its `ep.module()`, which runs a call
         # whose inputs alias each other as eager does (the compiled graph is functional).
         self.eager = None
@@ -119,7 +121,7 @@ class CompiledProgram:
             pair = _aliased(user_inputs, self._guards.names, self._mutated, self._written_state)
             if pair is not None:
                 return self._run_eagerly(pair, args, kwargs)
-        if not self._grad_warned:
+        if not self._grad_warned and self.warn_requires_grad:
             self._warn_requires_grad(user_inputs)
         # as torch.no_grad(), without making a context object per call
         grad = torch.is_grad_enabled()
@@ -135,8 +137,8 @@ class CompiledProgram:
                 self._grad_warned = True
                 warnings.warn(
                     f"input '{name}' requires grad, but gradients are not tracked by compiled "
-                    "programs yet: the outputs have no autograd graph (torch.compile(..., "
-                    'backend="aten_mlir") will track them once it exists)',
+                    "programs: the outputs have no autograd graph (to train, use "
+                    'torch.compile(model, backend="aten_mlir"))',
                     UserWarning,
                     stacklevel=3,
                 )

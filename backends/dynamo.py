@@ -1,0 +1,156 @@
+"""`torch.compile(model, backend="aten_mlir")`: the dynamo backend.
+
+Dynamo hands over an FX graph of torch ops; AOTAutograd (`aot_autograd`) functionalizes it,
+decomposes it with our table and splits it into a forward and a backward graph (one inference
+graph when nothing needs a gradient). Each graph is compiled by `compile()`, the same stages as a
+`torch.export` program (`frontend/fx_graphs.py` makes the graph an ExportedProgram), and is called
+boxed: AOTAutograd passes a list of arguments the callee may free as it goes.
+
+Registered under "aten_mlir" by the `torch_dynamo_backends` entry point in pyproject.toml (so
+the name works after install, with nothing imported first); `register()` does it by hand where
+the package is not installed.
+
+Options (`torch.compile(m, backend="aten_mlir", options={...})`):
+  target     "cpu" (default) or "triton"
+  dump_dir   a folder: each graph's stages go to `<dump_dir>/<n>-<forward|backward|inference>/`
+             (default `$ATEN_MLIR_DUMP_DIR`)
+  cache      False to skip the on-disk cache (default True)
+  fallback   "eager" (default): a graph that does not compile runs eagerly, with a warning and
+             `counters["aten_mlir"]["graph_fallbacks"]` counted; "error": raise instead
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+_COUNTS = itertools.count()
+_OPTIONS = ("target", "dump_dir", "cache", "fallback", "opt_level")
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    target: str = "cpu"
+    dump_dir: str | None = None
+    cache: bool = True
+    fallback: str = "eager"
+    opt_level: int = 2
+
+    @staticmethod
+    def parse(options: dict | None) -> BackendOptions:
+        options = dict(options or {})
+        unknown = sorted(set(options) - set(_OPTIONS))
+        if unknown:
+            raise ValueError(
+                f"aten_mlir backend: unknown option(s) {unknown}; options: {list(_OPTIONS)}"
+            )
+        options.setdefault("dump_dir", os.environ.get("ATEN_MLIR_DUMP_DIR") or None)
+        parsed = BackendOptions(**options)
+        if parsed.target not in ("cpu", "triton"):
+            raise ValueError(f"aten_mlir backend: unknown target '{parsed.target}' (cpu, triton)")
+        if parsed.fallback not in ("eager", "error"):
+            raise ValueError("aten_mlir backend: fallback must be 'eager' or 'error'")
+        return parsed
+
+
+def aten_mlir_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | None = None):
+    """The dynamo backend: `torch.compile(m, backend="aten_mlir", options=...)`."""
+    from torch._dynamo.backends.common import aot_autograd
+
+    parsed = BackendOptions.parse(options)
+    compile_as = functools.partial(_compile_graph, parsed)
+    backend = aot_autograd(
+        fw_compiler=functools.partial(compile_as, "forward"),
+        bw_compiler=functools.partial(compile_as, "backward"),
+        inference_compiler=functools.partial(compile_as, "inference"),
+        decompositions=decompositions(),
+    )
+    return backend(gm, example_inputs)
+
+
+def register() -> None:
+    """Registers the backend name where the package's entry point is not installed."""
+    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
+
+    if "aten_mlir" not in _COMPILER_FNS:
+        register_backend(aten_mlir_backend, name="aten_mlir")
+
+
+@functools.cache
+def decompositions() -> dict:
+    """What AOTAutograd decomposes while tracing: torch's core-ATen table, less every op our
+    decompose stage takes itself (its MLIR rules keep the core backward ops whole, for the
+    vectorized kernels that lower them)."""
+    from torch._decomp import core_aten_decompositions
+
+    from aten_mlir.dialects.opdefs import op_name_of_overload
+    from aten_mlir.frontend.importer import handled_by_decompose
+
+    ours = handled_by_decompose()
+    return {
+        op: fn
+        for op, fn in core_aten_decompositions().items()
+        if not (isinstance(op, torch._ops.OpOverload) and op_name_of_overload(op) in ours)
+    }
+
+
+class CompiledGraph:
+    """One compiled AOTAutograd graph, called boxed."""
+
+    def __init__(self, compiled, plan):
+        self.compiled, self.plan = compiled, plan
+        compiled.warn_requires_grad = False  # AOTAutograd differentiates around the call
+        # an instance attribute: the wrappers AOTAutograd puts around the backward copy
+        # `__dict__`, not class attributes
+        self._boxed_call = True
+
+    def __call__(self, args: list):
+        results = self.compiled(*self.plan.inputs(args))
+        outputs = self.plan.results(args, results)
+        args.clear()
+        return outputs
+
+
+def _compile_graph(options: BackendOptions, kind: str, gm, example_inputs):
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.utils import counters
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    from aten_mlir.backends.compiler import CompileError, compile
+    from aten_mlir.frontend import UnsupportedOpError, import_program
+    from aten_mlir.frontend.fx_graphs import GraphImportError, exported_from_graph
+
+    number = next(_COUNTS)
+    dump_dir = Path(options.dump_dir) / f"{number}-{kind}" if options.dump_dir else None
+    try:
+        ep, plan = exported_from_graph(gm)
+        # AOTAutograd calls its compilers with its fake mode active: constants the stages
+        # compute with torch must be real tensors
+        with unset_fake_temporarily():
+            program = import_program(ep, functional=True)
+            compiled = compile(
+                program,
+                target=options.target,
+                dump_dir=dump_dir,
+                opt_level=options.opt_level,
+                cache=options.cache,
+            )
+    except (GraphImportError, UnsupportedOpError, CompileError) as e:
+        if options.fallback == "error":
+            raise
+        counters["aten_mlir"]["graph_fallbacks"] += 1
+        warnings.warn(
+            f"aten_mlir: the {kind} graph runs eagerly: {str(e).splitlines()[0]}",
+            UserWarning,
+            stacklevel=2,
+        )
+        return make_boxed_func(gm.forward)
+    counters["aten_mlir"]["graphs_compiled"] += 1
+    counters["aten_mlir"]["op_fallbacks"] += len(compiled.fallbacks)
+    return CompiledGraph(compiled, plan)

@@ -1,0 +1,273 @@
+"""`torch.compile(m, backend="aten_mlir")`: the name, options, graph breaks, dynamic recompiles,
+inference on `torch.nn` models and training steps against eager (backends/dynamo.py)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import warnings
+
+import pytest
+import torch
+from torch import nn
+
+from aten_mlir.backends import dynamo
+from aten_mlir.tests.support.dynamo import compiled, fresh_dynamo, train_both
+from aten_mlir.tests.support.triton import triton_interpreter  # noqa: F401 (fixture)
+
+
+@pytest.fixture
+def counts():
+    with fresh_dynamo() as c:
+        yield c
+
+
+def _close(got, want, tol=1e-5):
+    torch.testing.assert_close(got, want, rtol=tol, atol=tol)
+
+
+# -- the name and the options --------------------------------------------------------------------
+
+
+def test_the_entry_point_names_the_backend():
+    points = importlib.metadata.entry_points(group="torch_dynamo_backends")
+    assert points["aten_mlir"].value == "aten_mlir.backends.dynamo:aten_mlir_backend"
+
+
+def test_the_name_resolves_to_the_backend(counts):
+    from torch._dynamo.backends.registry import lookup_backend
+
+    assert lookup_backend("aten_mlir") is dynamo.aten_mlir_backend
+    f = torch.compile(lambda x: torch.tanh(x) * 2, backend="aten_mlir")
+    x = torch.randn(5)
+    _close(f(x), torch.tanh(x) * 2)
+    assert counts["graphs_compiled"] == 1
+
+
+def test_unknown_options_are_refused(counts):
+    f = torch.compile(torch.sin, backend=dynamo.aten_mlir_backend, options={"targte": "cpu"})
+    with pytest.raises(Exception, match="unknown option.*targte"):
+        f(torch.randn(3))
+
+
+def test_dump_dir_gets_every_graphs_stages(tmp_path, counts):
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    f = compiled(model, options={"dump_dir": str(tmp_path), "cache": False})
+    f(torch.randn(3, 4)).sum().backward()
+    forward = list(tmp_path.glob("*-forward/00-input.mlir"))
+    backward = list(tmp_path.glob("*-backward/00-input.mlir"))
+    assert len(forward) == 1 and len(backward) == 1
+    assert "aten.mm" in backward[0].read_text()
+
+
+def test_dump_dir_from_the_environment(tmp_path, monkeypatch, counts):
+    monkeypatch.setenv("ATEN_MLIR_DUMP_DIR", str(tmp_path))
+    with torch.no_grad():
+        compiled(torch.nn.GELU())(torch.randn(4))
+    assert list(tmp_path.glob("*-inference/00-input.mlir"))
+
+
+def test_a_graph_that_does_not_compile_runs_eagerly_with_a_warning(monkeypatch, counts):
+    from aten_mlir.frontend import fx_graphs
+
+    def refuse(gm):
+        raise fx_graphs.GraphImportError("refused for the test")
+
+    monkeypatch.setattr(fx_graphs, "exported_from_graph", refuse)
+    f = torch.compile(lambda x: x.exp() + 1, backend="aten_mlir")
+    x = torch.randn(6)
+    with pytest.warns(UserWarning, match="runs eagerly: refused for the test"):
+        _close(f(x), x.exp() + 1)
+    assert counts["graph_fallbacks"] == 1 and counts["graphs_compiled"] == 0
+
+
+# -- graphs: breaks, fullgraph, dynamic sizes ----------------------------------------------------
+
+
+class _Broken(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(8, 8), nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = torch.relu(self.a(x))
+        torch._dynamo.graph_break()
+        return self.b(h).softmax(-1)
+
+
+def test_each_subgraph_of_a_graph_break_compiles(counts):
+    model = _Broken()
+    x = torch.randn(4, 8)
+    with torch.no_grad():
+        _close(compiled(model)(x), model(x))
+    assert counts["graphs_compiled"] == 2 and counts["op_fallbacks"] == 0
+
+
+def test_fullgraph_is_one_program(counts):
+    model = nn.Sequential(nn.Linear(8, 8), nn.SiLU(), nn.LayerNorm(8))
+    x = torch.randn(4, 8)
+    with torch.no_grad():
+        _close(compiled(model, fullgraph=True)(x), model(x))
+    assert counts["graphs_compiled"] == 1
+
+
+def test_a_dynamic_batch_compiles_once_after_the_first_recompile(counts):
+    model = nn.Sequential(nn.Linear(16, 32), nn.GELU(), nn.Linear(32, 4))
+    f = compiled(model)
+    with torch.no_grad():
+        for batch in (4, 7, 33):
+            x = torch.randn(batch, 16)
+            _close(f(x), model(x))
+    # batch 4: static; batch 7: dynamo marks the dim dynamic and recompiles; 33 reuses that
+    assert counts["graphs_compiled"] == 2
+
+
+def test_symbolic_sizes_in_the_graph(counts):
+    def f(x):
+        return x * (1.0 / x.shape[0]) + x.shape[1], x.sum(0) / x.shape[0]
+
+    g = compiled(f, dynamic=True)
+    for n in (2, 6, 11):
+        x = torch.randn(n, 3)
+        for got, want in zip(g(x), f(x)):
+            _close(got, want)
+    assert counts["graphs_compiled"] == 1
+
+
+# -- inference: torch.nn models ------------------------------------------------------------------
+
+
+def _encoder():
+    layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True)
+    return nn.TransformerEncoder(layer, 2, enable_nested_tensor=False), torch.randn(2, 9, 32)
+
+
+def _lstm():
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(12, 16, num_layers=2, batch_first=True)
+            self.head = nn.Linear(16, 5)
+
+        def forward(self, x):
+            return self.head(self.lstm(x)[0])
+
+    return Tagger(), torch.randn(3, 7, 12)
+
+
+def _depthwise_cnn():
+    model = nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1),
+        nn.BatchNorm2d(16),
+        nn.ReLU6(),
+        nn.Conv2d(16, 16, 3, padding=1, groups=16),
+        nn.Conv2d(16, 24, 1),
+        nn.Hardswish(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(24, 10),
+    )
+    return model, torch.randn(2, 3, 20, 20)
+
+
+@pytest.mark.parametrize("build", [_encoder, _lstm, _depthwise_cnn], ids=lambda b: b.__name__)
+def test_nn_models_match_eager(build, counts):
+    torch.manual_seed(0)
+    model, x = build()
+    model.eval()
+    # dynamo traces recurrent modules only when asked; then they compile like the rest
+    with torch.no_grad(), torch._dynamo.config.patch(allow_rnn=True):
+        _close(compiled(model)(x), model(x), tol=1e-4)
+    assert counts["graphs_compiled"] >= 1 and counts["op_fallbacks"] == 0
+
+
+# -- training ------------------------------------------------------------------------------------
+
+
+def _check_training(model, batches, loss_fn, **kwargs):
+    got, want, twin = train_both(model, batches, loss_fn, **kwargs)
+    torch.testing.assert_close(torch.tensor(got), torch.tensor(want), rtol=1e-4, atol=1e-6)
+    for (name, p), q in zip(model.named_parameters(), twin.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5, msg=name)
+    for p, q in zip(model.buffers(), twin.buffers()):
+        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
+
+
+def test_training_a_cnn_with_batch_norm(counts):
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(3, 8, 3),
+        nn.BatchNorm2d(8),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(8, 8, 3, padding=1),
+        nn.AvgPool2d(2),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(8, 4),
+    )
+    batches = [(torch.randn(4, 3, 16, 16), torch.randint(0, 4, (4,))) for _ in range(20)]
+    _check_training(model, batches, nn.CrossEntropyLoss())
+    assert counts["graphs_compiled"] == 2 and counts["op_fallbacks"] == 0
+
+
+class _TinyLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(50, 32)
+        layer = nn.TransformerEncoderLayer(
+            32, 4, 64, dropout=0.0, batch_first=True, activation="gelu", norm_first=True
+        )
+        self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+        self.head = nn.Linear(32, 50)
+
+    def forward(self, tokens):
+        return self.head(self.encoder(self.embed(tokens), is_causal=False)).flatten(0, 1)
+
+
+def test_training_a_two_layer_transformer(counts):
+    torch.manual_seed(0)
+    batches = [(torch.randint(0, 50, (3, 10)), torch.randint(0, 50, (30,))) for _ in range(20)]
+    _check_training(_TinyLM(), batches, nn.CrossEntropyLoss())
+    assert counts["graphs_compiled"] == 2 and counts["op_fallbacks"] == 0
+
+
+def test_training_an_mlp_with_a_dynamic_batch(counts):
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 64), nn.GELU(), nn.LayerNorm(64), nn.Linear(64, 1))
+    batches = [(torch.randn(b, 16), torch.randn(b, 1)) for b in [8, 5, 13] * 7][:20]
+    _check_training(model, batches, nn.MSELoss(), lr=0.01, dynamic=True)
+    assert counts["graphs_compiled"] == 2 and counts["op_fallbacks"] == 0
+
+
+def test_dropout_masks_are_random_seeded_and_shared_with_the_backward(counts):
+    model = nn.Sequential(nn.Linear(64, 256), nn.Dropout(0.3))
+    f = compiled(model)
+    x = torch.randn(64, 64, requires_grad=True)
+    torch.manual_seed(1)
+    first = f(x)
+    torch.manual_seed(1)
+    again = f(x)
+    other = f(x)
+    dropped = first == 0
+    assert torch.equal(first, again) and not torch.equal(dropped, other == 0)
+    assert 0.27 < dropped.float().mean().item() < 0.33
+    first.backward(torch.ones_like(first))
+    # d(first)/dx through the kept units only: the backward read the forward's mask
+    kept = (~dropped).float() / 0.7
+    _close(x.grad, kept @ model[0].weight, tol=1e-4)
+    assert counts["op_fallbacks"] == 0
+
+
+def test_training_on_the_triton_target(triton_interpreter, counts):  # noqa: F811
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(12, 16), nn.Tanh(), nn.Linear(16, 3))
+    batches = [(torch.randn(6, 12), torch.randint(0, 3, (6,))) for _ in range(3)]
+    _check_training(model, batches, nn.CrossEntropyLoss(), options={"target": "triton"})
+    assert counts["graphs_compiled"] == 2 and counts["op_fallbacks"] == 0
+
+
+def test_no_requires_grad_warning_from_compiled_graphs(counts):
+    model = nn.Linear(4, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        compiled(model)(torch.randn(2, 4)).sum().backward()
