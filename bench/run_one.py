@@ -15,6 +15,7 @@ start cold or warm alike; without it aten-mlir compiles with `cache=False`. A co
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import os
@@ -24,6 +25,7 @@ from typing import NamedTuple
 import torch
 
 from .timing import MISMATCH, dtype_of, errors, time_alternately
+from .training import prepare_training
 from .workload import counted_flops, io_bytes, weight_bytes
 
 
@@ -209,12 +211,19 @@ def main(argv=None) -> int:
     work = WORKLOADS[args.name]
     model, inputs = work.build()
     model, inputs = model.to(args.device), _to(inputs, args.device)
+    training = work.group == "training"
     prepare = prepare_dynamic if work.dynamic is not None else prepare_static
+    if training:
+        prepare = functools.partial(prepare_training, case_type=Case, short=_short)
     cases = prepare(work, model, inputs, args)
     for k, count in enumerate(threads if args.mode == "full" else threads[:1]):
         if k:
             _set_threads(count)
-            _recompile_inductor(work, model, cases)
+            if training:  # each step compiled again, at this thread count
+                torch._dynamo.reset()
+                cases = prepare(work, model, inputs, args)
+            else:
+                _recompile_inductor(work, model, cases)
         for case in cases:
             row = dict(case.row) if k == 0 else _later(case.row)
             if args.mode == "full":

@@ -20,7 +20,7 @@ from typing import Callable
 import torch
 from torch import nn
 
-SETS = ("small", "dynamic", "bf16", "realistic")
+SETS = ("small", "dynamic", "bf16", "realistic", "training")
 
 
 @dataclass(frozen=True)

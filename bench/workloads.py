@@ -1,15 +1,16 @@
 """Every bench workload by name, in report order: the small static float32 set, the dynamic set,
-the bf16 set and the realistic set (`bench/workload.py` says what a workload is)."""
+the bf16 set, the realistic set and the training steps (`bench/workload.py` says what a
+workload is)."""
 
 from __future__ import annotations
 
-from . import bf16, dynamic, realistic, small
+from . import bf16, dynamic, realistic, small, training
 from .workload import SETS, Workload, io_bytes
 
 __all__ = ["SETS", "WORKLOADS", "Workload", "in_set", "io_bytes"]
 
 WORKLOADS: dict[str, Workload] = {
-    w.name: w for family in (small, dynamic, bf16, realistic) for w in family.WORKLOADS
+    w.name: w for family in (small, dynamic, bf16, realistic, training) for w in family.WORKLOADS
 }
 
 
