@@ -119,6 +119,7 @@ class CompiledGraph:
 
 def _compile_graph(options: BackendOptions, kind: str, gm, example_inputs):
     from functorch.compile import make_boxed_func
+    from torch._dispatch.python import no_python_dispatcher
     from torch._dynamo.utils import counters
     from torch._subclasses.fake_tensor import unset_fake_temporarily
 
@@ -130,9 +131,11 @@ def _compile_graph(options: BackendOptions, kind: str, gm, example_inputs):
     dump_dir = Path(options.dump_dir) / f"{number}-{kind}" if options.dump_dir else None
     try:
         ep, plan = exported_from_graph(gm)
-        # AOTAutograd calls its compilers with its fake mode active: constants the stages
-        # compute with torch must be real tensors
-        with unset_fake_temporarily():
+        # AOTAutograd calls its compilers with its fake mode and the Python dispatcher on: the
+        # torch calls of our stages (constants, meta result types) must run as plain eager
+        # ones. Under the Python dispatcher a meta `_to_copy` to another device recursed
+        # through torch's decomposition until the C stack overflowed (a crashed process).
+        with unset_fake_temporarily(), no_python_dispatcher():
             program = import_program(ep, functional=True)
             compiled = compile(
                 program,
@@ -141,12 +144,15 @@ def _compile_graph(options: BackendOptions, kind: str, gm, example_inputs):
                 opt_level=options.opt_level,
                 cache=options.cache,
             )
-    except (GraphImportError, UnsupportedOpError, CompileError) as e:
+    except Exception as e:  # noqa: BLE001 - any failure of ours leaves the graph to eager
         if options.fallback == "error":
             raise
+        known = isinstance(e, (GraphImportError, UnsupportedOpError, CompileError))
+        first = (str(e).splitlines() or [""])[0]
+        reason = first if known else f"internal error {type(e).__name__}: {first}"
         counters["aten_mlir"]["graph_fallbacks"] += 1
         warnings.warn(
-            f"aten_mlir: the {kind} graph runs eagerly: {str(e).splitlines()[0]}",
+            f"aten_mlir: the {kind} graph runs eagerly: {reason}",
             UserWarning,
             stacklevel=2,
         )

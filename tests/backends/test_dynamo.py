@@ -271,3 +271,25 @@ def test_no_requires_grad_warning_from_compiled_graphs(counts):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compiled(model)(torch.randn(2, 4)).sum().backward()
+
+
+def test_stages_run_outside_fake_mode_and_the_python_dispatcher(monkeypatch, counts):
+    # AOTAutograd calls the compilers with both on; under the Python dispatcher a meta
+    # `_to_copy` to another device (a result type inferred in a stage) recursed through torch's
+    # decomposition until the C stack overflowed and the process died
+    import aten_mlir.frontend
+
+    real, seen = aten_mlir.frontend.import_program, []
+
+    def probing(ep, **kwargs):
+        keys = str(torch._C._dispatch_tls_local_include_set())
+        seen.append(keys)
+        with pytest.raises(NotImplementedError, match="meta"):
+            torch.ops.aten._to_copy(torch.empty(3, device="meta"), device="cpu")
+        return real(ep, **kwargs)
+
+    monkeypatch.setattr(aten_mlir.frontend, "import_program", probing)
+    x = torch.randn(4)
+    with torch.no_grad():
+        _close(compiled(torch.nn.Tanh())(x), torch.tanh(x))
+    assert seen and "PythonDispatcher" not in seen[0] and "Python," not in seen[0]

@@ -10,7 +10,15 @@ from aten_mlir.tests.models.model_zoo import MODEL_ZOO
 from aten_mlir.tests.support.dynamo import compiled, fresh_dynamo
 
 
-@pytest.mark.parametrize("name", ["bert", "llama", "gpt2", "resnet"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "bert",
+        "resnet",
+        pytest.param("llama", marks=pytest.mark.slow),
+        pytest.param("gpt2", marks=pytest.mark.slow),
+    ],
+)
 def test_zoo_model_matches_eager_at_three_batches(name):
     entry = MODEL_ZOO[name]
     model, _, _ = entry.build()
