@@ -24,7 +24,6 @@ import sympy
 import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import (
-    ConstantArgument,
     ExportGraphSignature,
     InputKind,
     InputSpec,
@@ -89,8 +88,7 @@ def exported_from_graph(gm: torch.fx.GraphModule) -> tuple[ExportedProgram, Call
     """`gm` (an AOTAutograd graph, flat inputs and a flat output tuple) as an ExportedProgram
     with a signature, and the plan that maps calls of `gm` onto calls of its compiled form."""
     graph = torch.fx.Graph()
-    copied = {}
-    returned = graph.graph_copy(gm.graph, copied)  # placeholders and meta carried over
+    returned = graph.graph_copy(gm.graph, {})  # placeholders and meta carried over
     placeholders = [n for n in graph.nodes if n.op == "placeholder"]
     position = {p: i for i, p in enumerate(placeholders)}
     sizes = _SizeSources(graph, placeholders)
@@ -331,6 +329,3 @@ def _fake_mode_of(placeholders):
         if mode is not None:
             return mode
     raise GraphImportError("a dynamic size without a fake tensor input to make its carrier")
-
-
-__all__ = ["CallPlan", "ConstantArgument", "GraphImportError", "exported_from_graph"]
