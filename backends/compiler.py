@@ -19,7 +19,7 @@ from mlir import ir
 from mlir.dialects import func
 
 from aten_mlir.backends.cpu.pipeline import CPU_STAGES
-from aten_mlir.dialects import describe_location, make_context, verify_module
+from aten_mlir.dialects import describe_location, make_context, verify_module, warm_up_meta
 from aten_mlir.frontend.importer import import_program
 from aten_mlir.frontend.program import IRParseError, Program
 from aten_mlir.passes import PipelineError, PipelineFailedError, run_pipeline
@@ -200,6 +200,7 @@ def _lower(program: Program, dump: Path | None, stages=CPU_STAGES):
     not the end of the caller's process. Parsing the bytecode costs a few milliseconds."""
     if not isolation_enabled():
         return _lower_in(program, dump, stages, program.context)
+    warm_up_meta()  # the child inherits it; without, every compile's child redoes it
     try:
         main_code, module_code = run_isolated(_lower_child, program, dump, stages)
     except ChildCrashed as crash:

@@ -15,7 +15,14 @@ from .opdefs import (
     is_dialect_op,
     op_name_of_overload,
 )
-from .ops import AtenBuildError, aten, build_aten, op_arguments, operand_segments
+from .ops import (
+    AtenBuildError,
+    aten,
+    build_aten,
+    op_arguments,
+    operand_segments,
+    warm_up_meta,
+)
 from .verifier import (
     AtenDiagnostic,
     AtenVerificationError,
@@ -25,6 +32,7 @@ from .verifier import (
 )
 
 __all__ = [
+    "warm_up_meta",
     "ArgDef",
     "ArgKind",
     "AtenBuildError",

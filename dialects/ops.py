@@ -174,6 +174,21 @@ def _run_meta(opdef: OpDef, bound: dict, standin: int, fake: bool = False):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
+def warm_up_meta() -> None:
+    """Does once, in this process, the lazy set-up the first result-type inference would do:
+    torch imports its `_dynamo` (through the decorators of `torch._refs`) and we list the core
+    ops. A process that forks a child per piece of work (`aten-opt --split-input-file`,
+    `backends/isolate.py`) calls it before forking, so each child starts warm instead of paying
+    ~0.8 s for the same imports."""
+    import torch._decomp  # noqa: F401
+    import torch._dynamo  # noqa: F401
+    import torch._refs  # noqa: F401
+
+    from .opdefs import core_op_names
+
+    core_op_names()
+
+
 def _fake_mode():
     from torch._subclasses.fake_tensor import FakeTensorMode
 

@@ -14,7 +14,7 @@ from mlir import ir
 
 from aten_mlir.backends import triton as _triton_passes  # noqa: F401  (registers its passes)
 from aten_mlir.backends.isolate import ChildCrashed, crashing_pass, run_isolated
-from aten_mlir.dialects import make_context
+from aten_mlir.dialects import make_context, warm_up_meta
 from aten_mlir.frontend.program import IRParseError, parse_module
 from aten_mlir.passes import (
     PASSES,
@@ -303,6 +303,8 @@ def _process_chunks(args, pipeline: str) -> tuple[list[str], list[str], bool]:
     """(outputs, stderr lines, failed) of the textual input, chunk by chunk."""
     text, source = read_input(args.input)
     chunks = split_input(text) if args.split_input_file else [text]
+    if len(chunks) > 1:
+        warm_up_meta()  # once here, not once per forked chunk
     outputs, messages, failed = [], [], False
     for chunk in chunks:
         result = process_text(chunk, source, pipeline, args)
