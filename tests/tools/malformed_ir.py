@@ -205,8 +205,10 @@ class Outcome:
 def run(jobs: list[tuple[str, Path, list[str]]], workers: int = 2) -> list[Outcome]:
     """Runs `aten-opt <argv> <path> -o /dev/null` for each (name, path, argv), `workers` at
     a time, each in a forked child of this process."""
+    from aten_mlir.dialects import warm_up_meta
     from aten_mlir.tools import aten_opt
 
+    warm_up_meta()  # once here rather than in every forked run
     pending, running, done = list(reversed(jobs)), {}, []
     while pending or running:
         while pending and len(running) < workers:
