@@ -43,7 +43,8 @@ CPU_STAGES: list[Stage] = [
     Stage(
         "loops",
         "cpu-copies-to-generics,cpu-vectorize-generics,convert-linalg-to-parallel-loops,"
-        "cpu-fuse-row-nests,cpu-contract-row-buffers,cpu-reuse-dead-rows,canonicalize,"
+        "cpu-fuse-row-nests,cpu-contract-row-buffers,cpu-reuse-dead-rows,cpu-narrow-extrema,"
+        "cpu-pair-rows,canonicalize,"
         "cpu-parallelize-loops",
         "strided copies and elementwise and reduction generics -> loops over vectors along "
         "their contiguous dim (per-row values hoisted, vector accumulators); other linalg on "
@@ -51,7 +52,7 @@ CPU_STAGES: list[Stage] = [
         "scf.parallel (parallel dims) / scf.for (reductions) loop nests; adjacent nests over "
         "the same rows fused (a softmax's passes run on one row while it is in L1), buffers "
         "only such a nest uses at its own rows made one row on the stack, its output written "
-        "over a dead input; outer "
+        "over a dead input; bf16 max loops on integer keys, two rows per iteration; outer "
         "independent loops outlined for the thread pool",
     ),
     Stage(

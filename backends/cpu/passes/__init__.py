@@ -6,7 +6,8 @@ the vector kernels and loop analyses they build on.
 - `copies`, `vectorize`, `vectorize_plan`, `bf16_rounding`: `cpu-copies-to-generics`,
   `cpu-vectorize-generics` (elementwise and reduction generics -> loops over vectors).
 - `fuse_row_nests`: `cpu-fuse-row-nests`; `row_buffers`: `cpu-contract-row-buffers`;
-  `row_reuse`: `cpu-reuse-dead-rows`;
+  `row_reuse`: `cpu-reuse-dead-rows`; `narrow_extrema`: `cpu-narrow-extrema`;
+  `row_pairs`: `cpu-pair-rows`;
   `parallelize`, `parallel_deps`:
   `cpu-parallelize-loops` (independent outer loops -> thread-pool calls).
 - `outline_nests`, `c_interface`, `fast_math`, `accurate_math`: the llvm stage's
