@@ -40,13 +40,18 @@ def _differentiable(case):
     return [t.is_floating_point() for t in case.inputs]
 
 
-def _gradients(fn, case, grad_seed=0):
-    inputs = [t.clone().requires_grad_(d) for t, d in zip(case.inputs, _differentiable(case))]
+def _gradients(fn, case, grad_seed=0, dtype=None):
+    """The gradients of `fn` on the case's inputs (cast to `dtype` if given) for seeded random
+    output gradients."""
+    inputs = [
+        (t.to(dtype) if dtype and d else t).clone().requires_grad_(d)
+        for t, d in zip(case.inputs, _differentiable(case))
+    ]
     out = fn(*inputs)
     outs = out if isinstance(out, (tuple, list)) else (out,)
     outs = [o for o in outs if isinstance(o, torch.Tensor) and o.requires_grad]
     generator = torch.Generator().manual_seed(grad_seed)
-    grads = [torch.randn(o.shape, generator=generator) for o in outs]
+    grads = [torch.randn(o.shape, generator=generator).to(o.dtype) for o in outs]
     torch.autograd.backward(outs, grads)
     return [t.grad for t in inputs if t.requires_grad]
 
@@ -72,7 +77,12 @@ def _backward_ops(case):
 def _check(backward, case, target):
     if not any(_differentiable(case)):
         pytest.skip("no floating-point input to differentiate")
-    want = _gradients(case.module, case)
+    try:
+        want = _gradients(case.module, case)
+    except RuntimeError as e:  # embedding's scale_grad_by_freq with sparse=True
+        pytest.skip(f"eager's backward raises: {str(e).splitlines()[0]}")
+    if any(w is not None and w.is_sparse for w in want):
+        pytest.skip("sparse gradient: embedding's sparse=True has no dense backward op")
     assert any(backward in op for op in _backward_ops(case)), "kept whole for our kernels"
     options = {"target": target, "fallback": "error", "cache": False}
     with fresh_dynamo() as counts:
@@ -80,8 +90,20 @@ def _check(backward, case, target):
         f = torch.compile(case.module, backend="aten_mlir", options=options, dynamic=False)
         got = _gradients(f, case)
     assert counts["op_fallbacks"] == 0 and counts["graph_fallbacks"] == 0
-    for g, w in zip(got, want):
-        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
+    reference = None
+    for i, (g, w) in enumerate(zip(got, want)):
+        try:
+            torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
+        except AssertionError:
+            # e.g. layer_norm over one element: the input gradient is exactly 0, eager's
+            # rounding times rstd = 1/sqrt(eps) leaves 4e-5. Pass when no element of ours is
+            # farther than eager's from the float64 gradient.
+            reference = reference or _gradients(case.module, case, dtype=torch.float64)
+            r = reference[i]
+            slack = 1e-5 + 1e-4 * r.abs()
+            assert ((g.double() - r).abs() <= (w.double() - r).abs() + slack).all(), (
+                f"gradient {i} differs from eager and is farther from the float64 gradient"
+            )
 
 
 @pytest.mark.parametrize("backward, case", _samples(limit=1))
