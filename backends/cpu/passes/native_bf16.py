@@ -15,13 +15,16 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir
-from mlir.dialects import arith, scf, vector
+from mlir.dialects import arith, llvm, scf, vector
 
 from aten_mlir.passes.registry import ModulePass, register_pass
 
 from ..target import cpu_target
 from .bf16_rounding import round_to_bf16
-from .x86_registers import cvtneps2bf16, whole_registers
+from .x86_registers import LANES, cvtneps2bf16, whole_registers
+
+_FPCLASS = "llvm.x86.avx512.fpclass.ps.512"
+_FPCLASS_DENORMAL = 0x20  # vfpclassps imm8 bit 5: denormal (either sign)
 
 
 def _is_vector_f32_to_bf16(op: ir.Operation) -> bool:
@@ -40,6 +43,26 @@ def rounds_natively(x: ir.Value) -> bool:
 
 
 def _any_subnormal(x: ir.Value) -> ir.Value:
+    """i1: some lane of `x` is a nonzero subnormal: vfpclassps (class "denormal") per register,
+    the masks or-ed (one kortest); the integer test (four ops a register) is LLVM's own
+    lowering of `llvm.is.fpclass`, so the x86 intrinsic is called by name."""
+    if os.environ.get("ATEN_MLIR_FPCLASS", "1") == "0" or "avx512dq" not in cpu_target().features:
+        return _any_subnormal_bits(x)  # (the knob: A/B against the integer test)
+    n = ir.VectorType(x.type).shape[0]
+    mask_t = ir.VectorType.get([LANES], ir.IntegerType.get_signless(1))
+    denormal = arith.constant(ir.IntegerType.get_signless(32), _FPCLASS_DENORMAL)
+    lanes = None
+    for at in range(0, n, LANES):
+        part = x
+        if n != LANES:
+            piece = ir.VectorType.get([LANES], ir.F32Type.get())
+            part = vector.extract_strided_slice(piece, x, [at], [LANES], [1])
+        found = llvm.call_intrinsic(mask_t, _FPCLASS, [part, denormal], [], [])
+        lanes = found if lanes is None else arith.ori(lanes, found)
+    return vector.reduction(ir.IntegerType.get_signless(1), vector.CombiningKind.OR, lanes)
+
+
+def _any_subnormal_bits(x: ir.Value) -> ir.Value:
     """i1: some lane of `x` is a nonzero subnormal ((|bits| - 1) < 0x7fffff unsigned)."""
     n = ir.VectorType(x.type).shape[0]
     i32 = ir.IntegerType.get_signless(32)
