@@ -20,6 +20,7 @@ PASS_MODULES: dict[str, str] = {
     "aten-expands-as-casts": "aten_mlir.passes.memref.expand_casts",
     "aten-fold-transposes": "aten_mlir.passes.linalg.fold_transposes",
     "aten-generalize-products": "aten_mlir.passes.linalg.generalize_products",
+    "aten-im2col-windows": "aten_mlir.passes.linalg.im2col_windows",
     "aten-outline-repeated-blocks": "aten_mlir.passes.linalg.outline_repeats",
     "aten-reuse-dead-inputs": "aten_mlir.passes.linalg.reuse_dead_inputs",
     "aten-split-contraction-prologue": "aten_mlir.passes.linalg.split_contraction_prologue",

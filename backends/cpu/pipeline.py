@@ -29,7 +29,8 @@ CPU_STAGES: list[Stage] = [
     ),
     Stage(
         "bufferize",
-        "aten-fold-transposes,aten-split-contraction-prologue,aten-unshare-fills,canonicalize,"
+        "aten-fold-transposes,aten-split-contraction-prologue,aten-im2col-windows,"
+        "aten-unshare-fills,canonicalize,"
         "aten-reuse-dead-inputs,eliminate-empty-tensors," + BUFFERIZE,
         "prologues out of products (operands in memory); elementwise ops over dead inputs; "
         "tensors -> memrefs, a fill per accumulator; results owned by the caller, temporaries "

@@ -1,11 +1,12 @@
 """Queries and builders of `linalg.generic` ops shared by the linalg passes: an op's indexing
 maps, the dims a projection map reads, and the plain `out + a * b` contraction that
-`aten-generalize-products` and `aten-split-contraction-prologue` both build."""
+`aten-generalize-products` and `aten-split-contraction-prologue` both build, and a loop dim's
+extent."""
 
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, linalg
+from mlir.dialects import arith, linalg, tensor
 
 
 def indexing_maps(op) -> list[ir.AffineMap]:
@@ -42,3 +43,25 @@ def rebuild_product(op, inputs, in_maps, out_map, iters) -> None:
             linalg.YieldOp([arith.addf(acc, product)])
     op.results[0].replace_all_uses_with(new.results[0])
     op.erase()
+
+
+def loop_extent(op, d: int, maps, static_only: bool = False) -> ir.Value | int | None:
+    """The extent of loop dim `d` of `op`, read from an operand indexed by `d` alone: an int
+    when static, else a `tensor.dim` built before `op` (None with `static_only`)."""
+    for operand, m in zip(op.operands, maps):
+        dims = [
+            ir.AffineDimExpr(e).position if isinstance(e, ir.AffineDimExpr) else None
+            for e in m.results
+        ]
+        if d in dims:
+            t = ir.RankedTensorType(operand.type)
+            pos = dims.index(d)
+            if not t.is_dynamic_dim(pos):
+                return t.get_dim_size(pos)
+            if static_only:
+                continue
+            with ir.InsertionPoint(op), op.location:
+                return tensor.dim(operand, arith.constant(ir.IndexType.get(), pos))
+    if static_only:
+        return None
+    raise ValueError(f"no operand spans dim {d}")

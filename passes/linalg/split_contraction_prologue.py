@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import linalg, tensor
 
 from ..ir import is_pure, nested_ops
 from ..registry import ModulePass, register_pass
-from .generics import indexing_maps, map_dims, rebuild_product
+from .generics import indexing_maps, loop_extent, map_dims, rebuild_product
 
 
 @register_pass
@@ -177,25 +177,9 @@ def _split(op) -> None:
     rebuild_product(op, new_inputs, new_maps, maps[-1], iters)
 
 
-def _extent(op, d: int, maps) -> ir.Value | int:
-    for operand, m in zip(op.operands, maps):
-        dims = [
-            ir.AffineDimExpr(e).position if isinstance(e, ir.AffineDimExpr) else None
-            for e in m.results
-        ]
-        if d in dims:
-            t = ir.RankedTensorType(operand.type)
-            pos = dims.index(d)
-            if not t.is_dynamic_dim(pos):
-                return t.get_dim_size(pos)
-            with ir.InsertionPoint(op), op.location:
-                return tensor.dim(operand, arith.constant(ir.IndexType.get(), pos))
-    raise ValueError(f"no operand spans dim {d}")
-
-
 def _materialize(op, v, ops, args, dims, maps) -> ir.Value:
     """`v` over `dims`, computed by a new parallel generic before `op`."""
-    sizes = [_extent(op, d, maps) for d in dims]
+    sizes = [loop_extent(op, d, maps) for d in dims]
     inputs = [op.operands[a] for a in args]
     position = {d: i for i, d in enumerate(dims)}
 

@@ -1,0 +1,66 @@
+// RUN: aten-opt %s -p aten-im2col-windows --split-input-file | FileCheck %s
+
+// A conv2d weight gradient (stride 2, dilation 1) as convolution_backward lowers it: the
+// windows of the padded input are copied to cols[n, g, c, kh, kw, oh, ow], collapsed to
+// [n, g, c*kh*kw, oh*ow]; the product then reduces over (n, oh*ow) with columns c*kh*kw.
+// CHECK-LABEL: func.func @weight_grad
+// CHECK: %[[COPY:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]{{.*}} ins(%arg1 : tensor<2x1x3x9x9xf32>) outs(%{{.+}} : tensor<2x1x3x3x3x4x4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]] : f32
+// CHECK: %[[COLS:.+]] = tensor.collapse_shape %[[COPY]] {{\[}}[0], [1], [2, 3, 4], [5, 6]] : tensor<2x1x3x3x3x4x4xf32> into tensor<2x1x27x16xf32>
+// CHECK: %[[GO:.+]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2], [3, 4]] : tensor<2x1x5x4x4xf32> into tensor<2x1x5x16xf32>
+// CHECK: %[[ACC:.+]] = tensor.collapse_shape %arg2 {{\[}}[0], [1], [2, 3, 4]] : tensor<1x5x3x3x3xf32> into tensor<1x5x27xf32>
+// CHECK: %[[P:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[GO]], %[[COLS]] : tensor<2x1x5x16xf32>, tensor<2x1x27x16xf32>) outs(%[[ACC]] : tensor<1x5x27xf32>)
+// CHECK: tensor.expand_shape %[[P]] {{\[}}[0], [1], [2, 3, 4]] output_shape [1, 5, 3, 3, 3]
+#go = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, i, oh, ow)>
+#x = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, j, oh * 2 + kh, ow * 2 + kw)>
+#gw = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (g, i, j, kh, kw)>
+func.func @weight_grad(%go: tensor<2x1x5x4x4xf32>, %x: tensor<2x1x3x9x9xf32>, %init: tensor<1x5x3x3x3xf32>) -> tensor<1x5x3x3x3xf32> {
+  %r = linalg.generic {indexing_maps = [#go, #x, #gw], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%go, %x : tensor<2x1x5x4x4xf32>, tensor<2x1x3x9x9xf32>) outs(%init : tensor<1x5x3x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x5x3x3x3xf32>
+  return %r : tensor<1x5x3x3x3xf32>
+}
+
+// -----
+
+// A dynamic batch and image: the sums' extent is unknown, the taps static: copied out, the
+// `?` sizes of the copy read from the operands.
+// CHECK-LABEL: func.func @dynamic_weight_grad
+// CHECK: tensor.empty(%{{.+}}, %{{.+}}, %{{.+}}) : tensor<?x1x3x3x3x?x?xf32>
+// CHECK: tensor.collapse_shape {{.*}} into tensor<?x1x27x?xf32>
+#go2 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, i, oh, ow)>
+#x2 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, j, oh + kh, ow + kw)>
+#gw2 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (g, i, j, kh, kw)>
+func.func @dynamic_weight_grad(%go: tensor<?x1x5x?x?xf32>, %x: tensor<?x1x3x?x?xf32>, %init: tensor<1x5x3x3x3xf32>) -> tensor<1x5x3x3x3xf32> {
+  %r = linalg.generic {indexing_maps = [#go2, #x2, #gw2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%go, %x : tensor<?x1x5x?x?xf32>, tensor<?x1x3x?x?xf32>) outs(%init : tensor<1x5x3x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x5x3x3x3xf32>
+  return %r : tensor<1x5x3x3x3xf32>
+}
+
+// -----
+
+// A grouped forward convolution has the same form with the roles swapped (the output pixels
+// are the window's parallel side, the taps its sums): left alone.
+// CHECK-LABEL: func.func @forward_grouped_conv
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+#xf = affine_map<(n, g, f, oh, ow, c, kh, kw) -> (n, g, c, oh + kh, ow + kw)>
+#wf = affine_map<(n, g, f, oh, ow, c, kh, kw) -> (g, f, c, kh, kw)>
+#of = affine_map<(n, g, f, oh, ow, c, kh, kw) -> (n, g, f, oh, ow)>
+func.func @forward_grouped_conv(%x: tensor<1x2x4x10x10xf32>, %w: tensor<2x8x4x3x3xf32>, %init: tensor<1x2x8x8x8xf32>) -> tensor<1x2x8x8x8xf32> {
+  %r = linalg.generic {indexing_maps = [#xf, #wf, #of], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%x, %w : tensor<1x2x4x10x10xf32>, tensor<2x8x4x3x3xf32>) outs(%init : tensor<1x2x8x8x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x8x8x8xf32>
+  return %r : tensor<1x2x8x8x8xf32>
+}

@@ -1,0 +1,291 @@
+"""`aten-im2col-windows`: a correlation whose result is a small window (a convolution's weight
+gradient) -> the windows of its input copied out (im2col), then one plain contraction over long
+contiguous rows.
+
+A weight gradient `gw[g, i, j, k..] += go[n, g, i, o..] * x[n, g, j, o*s + k*d]` read in place
+gives the contraction kernels bad dims: the reduction runs along one output row (`o`, 4 to 32
+elements) and the columns along one kernel row (`k`, 3 wide), so train_cnn's three weight
+gradients ran at 0.14x eager. Copied out as `cols[n, g, (j, k..), (o..)]` (each row a strided run
+of the input), the same sum is `out[g, i, J] += go[n, g, i, O] * cols[n, g, J, O]`: reduction
+and columns each one long dim. It runs after fusion, which would fold the copy back in.
+
+Only windows whose parallel side (the kernel taps) is small and static and smaller than their
+reduction side are taken: a forward convolution written as a generic has the same form with the
+roles swapped (output pixels parallel, kernel taps reduced) and keeps its own kernels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import arith, linalg, tensor
+
+from ..ir import nested_ops
+from ..registry import ModulePass, register_pass
+from .generics import indexing_maps, loop_extent, map_dims
+
+PARALLEL = linalg.IteratorType.parallel
+# The most kernel taps a window may have (11x11 is 121; a 3d 5x5x5 is 125).
+MAX_TAPS = 256
+
+
+@dataclass
+class _Plan:
+    windowed: int  # the input read through window exprs
+    others: list[int]  # its plain dims, outside the column group, in its order
+    cols: list[int]  # the column group: output dims ending in the window taps
+    reduced: list[int]  # the windows' reduction dims, in order
+
+
+@register_pass
+@dataclass(frozen=True)
+class Im2colWindows(ModulePass):
+    """Copies the windows of a weight-gradient-like correlation out, then contracts plainly."""
+
+    name: ClassVar[str] = "aten-im2col-windows"
+
+    def run(self, module_op: ir.Operation) -> None:
+        found = [(op, _plan(op)) for op in nested_ops(module_op) if op.name == "linalg.generic"]
+        with module_op.context:
+            for op, plan in found:
+                if plan is not None:
+                    _rewrite(op, plan)
+
+
+def _term(e: ir.AffineExpr) -> tuple[int, int] | None:
+    """(dim, coefficient) of `d` or `d * c`."""
+    if isinstance(e, ir.AffineDimExpr):
+        return ir.AffineDimExpr(e).position, 1
+    if isinstance(e, ir.AffineMulExpr):
+        m = ir.AffineMulExpr(e)
+        for a, b in ((m.lhs, m.rhs), (m.rhs, m.lhs)):
+            if isinstance(a, ir.AffineDimExpr) and isinstance(b, ir.AffineConstantExpr):
+                c = ir.AffineConstantExpr(b).value
+                return (ir.AffineDimExpr(a).position, c) if c > 0 else None
+    return None
+
+
+def _window(e: ir.AffineExpr) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The two terms of `d0 * c0 + d1 * c1`."""
+    if not isinstance(e, ir.AffineAddExpr):
+        return None
+    add = ir.AffineAddExpr(e)
+    a, b = _term(add.lhs), _term(add.rhs)
+    return (a, b) if a and b else None
+
+
+def _product_of_inputs(op) -> bool:
+    """The body is `out + a * b` of the two inputs (each possibly widened by `extf`)."""
+    block = op.regions[0].blocks[0]
+    body = [o.operation for o in block.operations]
+    if len(body) < 3 or [o.name for o in body[-3:]] != ["arith.mulf", "arith.addf", "linalg.yield"]:
+        return False
+    mul, add, yld = body[-3:]
+    out = block.arguments[2]
+    if yld.operands[0] != add.results[0] or set(add.operands) != {out, mul.results[0]}:
+        return False
+    widened = {o.results[0]: o.operands[0] for o in body[:-3] if o.name == "arith.extf"}
+    if len(body) - 3 != len(widened):
+        return False
+    args = [widened.get(v, v) for v in mul.operands]
+    return all(isinstance(a.owner, ir.Block) for a in args) and {
+        ir.BlockArgument(a).arg_number for a in args
+    } == {0, 1}
+
+
+def _runs(dims: list[int], wanted: list[int]) -> bool:
+    """`wanted` appears in `dims` as one run, in order."""
+    if not wanted or wanted[0] not in dims:
+        return False
+    start = dims.index(wanted[0])
+    return dims[start : start + len(wanted)] == wanted
+
+
+def _plan(op) -> _Plan | None:
+    if len(op.operands) != 3 or len(op.results) != 1:
+        return None
+    if not isinstance(op.results[0].type, ir.RankedTensorType) or not _product_of_inputs(op):
+        return None
+    if map_dims(indexing_maps(op)[2]) is None:
+        return None
+    for w in (0, 1):
+        plan = _plan_windowed(op, w)
+        if plan is not None:
+            return plan
+    return None
+
+
+def _split_windows(e_list, iters):
+    """(plain dims, window reduction dims, window tap dims) of a map's results, or None when a
+    result is neither a dim nor a window `r * s + p * d` (r reduced, p parallel)."""
+    plain, reduced, taps = [], [], []
+    for e in e_list:
+        term, window = _term(e), _window(e)
+        if term is not None and term[1] == 1:
+            plain.append(term[0])
+        elif window is not None:
+            (d0, _), (d1, _) = window
+            r, p = (d0, d1) if "reduction" in iters[d0] else (d1, d0)
+            if "reduction" not in iters[r] or "reduction" in iters[p]:
+                return None
+            reduced.append(r)
+            taps.append(p)
+        else:
+            return None
+    return plain, reduced, taps
+
+
+def _plan_windowed(op, w: int) -> _Plan | None:
+    """The plan with input `w` the windowed one, if its windows are a weight gradient's."""
+    maps = indexing_maps(op)
+    iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
+    out, a = map_dims(maps[2]), map_dims(maps[1 - w])
+    split = _split_windows(maps[w].results, iters) if a is not None else None
+    if split is None:
+        return None
+    plain, reduced, taps = split
+    if not taps or set(plain) & set(reduced + taps) or set(taps) & set(a):
+        return None
+    if not _runs(a, reduced) or set(reduced) & set(out) or not _runs(out, taps):
+        return None
+    # The column group: the taps and the output dims just before them that only the windowed
+    # input reads (a weight gradient's input channels).
+    cols = list(taps)
+    at = out.index(taps[0])
+    while at > 0 and out[at - 1] in plain and out[at - 1] not in a:
+        at -= 1
+        cols.insert(0, out[at])
+    tap_sizes = [_static_extent(op, d, maps) for d in taps]
+    if None in tap_sizes or prod(tap_sizes) > MAX_TAPS:
+        return None
+    sums = [_static_extent(op, d, maps) for d in reduced]
+    if None not in sums and prod(sums) <= prod(tap_sizes):
+        return None  # kernel-sized sums: a forward convolution
+    return _Plan(w, [d for d in plain if d not in cols], cols, reduced)
+
+
+def _static_extent(op, d: int, maps) -> int | None:
+    size = loop_extent(op, d, maps, static_only=True)
+    return size if isinstance(size, int) else None
+
+
+def _groups(dims: list[int], run: list[int]) -> list[list[int]]:
+    """Reassociation of `dims` (one tensor's dims) with the dims of `run` merged into one."""
+    groups, i = [], 0
+    while i < len(dims):
+        if dims[i] == run[0]:
+            groups.append(list(range(i, i + len(run))))
+            i += len(run)
+        else:
+            groups.append([i])
+            i += 1
+    return groups
+
+
+def _reassociation(groups) -> ir.ArrayAttr:
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get(
+        [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups]
+    )
+
+
+def _collapse(v: ir.Value, groups) -> ir.Value:
+    t = ir.RankedTensorType(v.type)
+    shape = []
+    for g in groups:
+        sizes = [t.get_dim_size(d) for d in g]
+        dynamic = any(t.is_dynamic_dim(d) for d in g)
+        shape.append(ir.ShapedType.get_dynamic_size() if dynamic else prod(sizes))
+    result = ir.RankedTensorType.get(shape, t.element_type)
+    return tensor.collapse_shape(result, v, _reassociation(groups))
+
+
+def _expand(v: ir.Value, like: ir.Value, groups) -> ir.Value:
+    """`v` expanded back to the type of `like` (the `?` sizes read from `like`)."""
+    t = ir.RankedTensorType(like.type)
+    dynamic = [
+        tensor.dim(like, arith.constant(ir.IndexType.get(), d))
+        for d in range(t.rank)
+        if t.is_dynamic_dim(d)
+    ]
+    return tensor.expand_shape(t, v, _reassociation(groups), dynamic, t.shape)
+
+
+def _rewrite(op, plan: _Plan) -> None:
+    maps = indexing_maps(op)
+    iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
+    w, a = plan.windowed, 1 - plan.windowed
+    col_dims = plan.others + plan.cols + plan.reduced
+    position = {d: i for i, d in enumerate(col_dims)}
+
+    def moved(e):
+        term = _term(e)
+        if term is not None and term[1] == 1:
+            return ir.AffineDimExpr.get(position[term[0]])
+        (d0, c0), (d1, c1) = _window(e)
+        return ir.AffineDimExpr.get(position[d0]) * c0 + ir.AffineDimExpr.get(position[d1]) * c1
+
+    rank = len(col_dims)
+    x = op.operands[w]
+    with ir.InsertionPoint(op), op.location:
+        sizes = [loop_extent(op, d, maps) for d in col_dims]
+        init = tensor.EmptyOp(sizes, ir.RankedTensorType(x.type).element_type).result
+        copy = linalg.GenericOp_(
+            [x],
+            [init],
+            [
+                ir.AffineMap.get(rank, 0, [moved(e) for e in maps[w].results]),
+                ir.AffineMap.get_identity(rank),
+            ],
+            [PARALLEL] * rank,
+        )
+        block = copy.regions[0].blocks[0]
+        with ir.InsertionPoint(block):
+            linalg.YieldOp([block.arguments[0]])
+        cols = _collapse(copy.results[0], _col_groups(plan))
+        a_dims, out_dims = map_dims(maps[a]), map_dims(maps[2])
+        other = _collapse(op.operands[a], _groups(a_dims, plan.reduced))
+        out_groups = _groups(out_dims, plan.cols)
+        acc = _collapse(op.operands[2], out_groups)
+        # Loop dims: the merged runs become their first dim.
+        dropped = set(plan.cols[1:]) | set(plan.reduced[1:])
+        kept = [d for d in range(len(iters)) if d not in dropped]
+        new_id = {d: i for i, d in enumerate(kept)}
+
+        def merged(dims):
+            return ir.AffineMap.get(
+                len(kept), 0, [ir.AffineDimExpr.get(new_id[d]) for d in dims if d not in dropped]
+            )
+
+        new_maps = [None, None, merged(out_dims)]
+        new_maps[w] = merged(plan.others + plan.cols + plan.reduced)
+        new_maps[a] = merged(a_dims)
+        inputs = [None, None]
+        inputs[w], inputs[a] = cols, other
+        kinds = [
+            linalg.IteratorType.reduction
+            if "reduction" in iters[d]
+            else linalg.IteratorType.parallel
+            for d in kept
+        ]
+        new = linalg.GenericOp_(inputs, [acc], new_maps, kinds)
+        body = new.regions[0].blocks[0]
+        u, v, s = body.arguments
+        with ir.InsertionPoint(body):
+            u, v = (t if t.type == s.type else arith.extf(s.type, t) for t in (u, v))
+            linalg.YieldOp([arith.addf(s, arith.mulf(u, v))])
+        result = _expand(new.results[0], op.operands[2], out_groups)
+    op.results[0].replace_all_uses_with(result)
+    op.erase()
+
+
+def _col_groups(plan: _Plan) -> list[list[int]]:
+    """cols[others.., (cols..), (reduced..)] as others.., one column dim, one reduction dim."""
+    n, c = len(plan.others), len(plan.cols)
+    return [[i] for i in range(n)] + [
+        list(range(n, n + c)),
+        list(range(n + c, n + c + len(plan.reduced))),
+    ]
