@@ -9,9 +9,11 @@ fifth of the row's time there. A 16-bit float's bits map to a signed key ordered
 `bits ^ ((bits >>s 15) >>u 1)`. Per 32 elements: three integer ops for the keys, `maxsi` and
 `minsi` (vpmaxsw, vpminsw). NaNs: a positive NaN's key is above +inf's, so the maximum of the
 keys is a NaN when one is there; a negative NaN's key is below -inf's, so the minimum of the
-keys tells it (and the reverse for `minimumf`). After the loop the per-lane extremum is
-widened to f32 once per row, NaN where a lane saw one, and the reduction's own horizontal
-step follows unchanged: the same value as before for every input.
+keys tells it (and the reverse for `minimumf`). The horizontal step `float_extrema` built
+after the loop (f32 lanes as i32 keys, a NaN test) then reduces the 16-bit keys instead: the
+row's extremum widened once, NaN when either key reduction passed an infinity's key. (If that
+step is not recognized, the lanes are widened to f32 and it runs as it was.) The same value as
+before for every input.
 
 Matched: an `scf.for` with one `vector<N x f32>` iter_arg initialized to -inf (max) or +inf
 (min) whose body is `vector.load` (16-bit floats), `arith.extf`, the extremum with the
@@ -70,7 +72,9 @@ def _match(loop: ir.Operation):
     return load, combine, _INF_BITS[narrow]
 
 
-def _splat(t: ir.VectorType, value: int) -> ir.Value:
+def _splat(t: ir.Type, value: int) -> ir.Value:
+    if not isinstance(t, ir.VectorType):
+        return arith.constant(t, value)
     attr = ir.IntegerAttr.get(t.element_type, value)
     return arith.constant(t, ir.DenseElementsAttr.get_splat(t, attr))
 
@@ -113,6 +117,10 @@ def _rewrite(loop: ir.Operation, load: ir.Operation, combine: ir.Operation, inf:
             acc, seen = new.inner_iter_args
             best_op, other_op = (arith.maxsi, arith.minsi) if is_max else (arith.minsi, arith.maxsi)
             scf.YieldOp([best_op(acc, key), other_op(seen, key)])
+    if _finish_in_keys(loop.results[0], new, is_max, low, high):
+        loop.erase()
+        return
+    with ir.InsertionPoint(loop):
         lanes = arith.extf(wide_t, vector.bitcast(narrow_t, _key(new.results[0], keys_t)))
         # a NaN of the other sign lies beyond the neutral infinity's key (the init)
         pred = arith.CmpIPredicate.slt if is_max else arith.CmpIPredicate.sgt
@@ -122,6 +130,78 @@ def _rewrite(loop: ir.Operation, load: ir.Operation, combine: ir.Operation, inf:
         result = arith.select(beyond, nans, lanes)
     loop.results[0].replace_all_uses_with(result)
     loop.erase()
+
+
+def _only_user(value: ir.Value, name: str):
+    users = {u.owner for u in value.uses}
+    if len(users) != 1:
+        return None
+    (user,) = users
+    user = user.operation if hasattr(user, "operation") else user
+    return user if user.name == name else None
+
+
+def _horizontal(result: ir.Value):
+    """The ops `float_extrema.reduce_extremum` built on the loop's lanes: (the integer
+    reduction, the NaN or-reduction, the per-lane ops to erase, users first); else None."""
+    users = {}
+    for use in result.uses:
+        owner = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        users[owner.name] = owner
+    if sorted(users) != ["arith.bitcast", "arith.cmpf"] or len(list(result.uses)) != 3:
+        return None
+    bitcast = users["arith.bitcast"]
+    of_bits = {}
+    for use in bitcast.results[0].uses:  # the shift and the xor read the bits
+        owner = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+        of_bits[owner.name] = owner
+    if sorted(of_bits) != ["arith.shrsi", "arith.xori"]:
+        return None
+    shrui = _only_user(of_bits["arith.shrsi"].results[0], "arith.shrui")
+    xori = shrui and _only_user(shrui.results[0], "arith.xori")
+    if xori is None or xori != of_bits["arith.xori"]:
+        return None
+    chain = [bitcast, of_bits["arith.shrsi"], shrui, xori]
+    reduction = _only_user(xori.results[0], "vector.reduction")
+    any_nan = _only_user(users["arith.cmpf"].results[0], "vector.reduction")
+    if reduction is None or any_nan is None:
+        return None
+    return reduction, any_nan, [*reversed(chain), users["arith.cmpf"]]
+
+
+def _finish_in_keys(result: ir.Value, new, is_max: bool, low: int, high: int) -> bool:
+    """The horizontal step on the 16-bit keys (before: the lanes widened to f32 and reduced
+    as i32 keys): the extremum's f32 i32-key and "some NaN" computed from the two key
+    reductions; False (nothing built) if the horizontal ops are not `reduce_extremum`'s."""
+    found = _horizontal(result)
+    if found is None or os.environ.get("ATEN_MLIR_NARROW_FINISH", "1") == "0":  # (A/B knob)
+        return False
+    reduction, any_nan, dead = found
+    i16 = ir.IntegerType.get_signless(16)
+    i32 = ir.IntegerType.get_signless(32)
+    with ir.InsertionPoint(reduction):
+        kinds = ("maxsi", "minsi") if is_max else ("minsi", "maxsi")
+        best, other = (
+            vector.reduction(i16, ir.Attribute.parse(f"#vector.kind<{k}>"), v)
+            for k, v in zip(kinds, new.results)
+        )
+        narrow = ir.VectorType(new.body.operations[0].results[0].type).element_type
+        value = arith.extf(ir.F32Type.get(), arith.bitcast(narrow, _key(best, i16)))
+        # the i32 key `reduce_extremum` maps back (the same involution on 32 bits)
+        bits = arith.bitcast(i32, value)
+        sign_fill = arith.shrsi(bits, arith.constant(i32, 31))
+        key32 = arith.xori(bits, arith.shrui(sign_fill, arith.constant(i32, 1)))
+        lt, gt = arith.CmpIPredicate.slt, arith.CmpIPredicate.sgt
+        beyond_low = arith.cmpi(lt, best if not is_max else other, arith.constant(i16, low))
+        beyond_high = arith.cmpi(gt, best if is_max else other, arith.constant(i16, high))
+        nan = arith.ori(beyond_low, beyond_high)
+    reduction.results[0].replace_all_uses_with(key32)
+    any_nan.results[0].replace_all_uses_with(nan)
+    any_nan.erase()
+    reduction.erase()
+    for op in dead:
+        op.erase()
+    return True
 
 
 @register_pass
