@@ -49,7 +49,7 @@ def _rows(rows: int, width: int, dtype) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-@pytest.mark.parametrize("rows, width", [(8, 256), (34, 100), (6, 257), (2, 1)])
+@pytest.mark.parametrize("rows, width", [(8, 256), (34, 100), (6, 201), (2, 1)])
 def test_two_rows_per_iteration(tmp_path, monkeypatch, dtype, rows, width):
     x = _rows(rows, width, dtype)
     program, text = _compile(_softmax, (x,), tmp_path)
@@ -63,9 +63,9 @@ def test_two_rows_per_iteration(tmp_path, monkeypatch, dtype, rows, width):
     assert _same_bits(out, single(x))
 
 
-@pytest.mark.parametrize("rows", [1, 7, 33])
-def test_odd_rows_stay_one_per_iteration(tmp_path, monkeypatch, rows):
-    x = _rows(rows, 100, torch.float32)
+@pytest.mark.parametrize("rows, width", [(1, 100), (7, 100), (33, 100), (8, 300), (4, 1024)])
+def test_odd_rows_and_long_rows_stay_one_per_iteration(tmp_path, monkeypatch, rows, width):
+    x = _rows(rows, width, torch.float32)
     program, text = _compile(_softmax, (x,), tmp_path)
     assert text.count("math.exp") == _unpaired(_softmax, (x,), monkeypatch, tmp_path)[1].count(
         "math.exp"
