@@ -16,6 +16,7 @@ from mlir.dialects import arith, linalg
 
 from . import convolution_tensors as T
 from .builder import PARALLEL, REDUCTION, convert, is_float, tensor_type
+from .convolution_phases import transposed_by_phases
 from .elementwise_core import elementwise
 from .registry import register_lowering
 
@@ -147,6 +148,11 @@ def convolution(
     n = len(stride)
     acc = T.f32_if_reduced(tensor_type(x).element_type)
     crop = [0] * n
+    if transposed and any(s > 1 for s in stride):
+        return transposed_by_phases(
+            rw, x, w, stride, padding, dilation, groups, out_sizes,
+            lambda sizes: bias_init(rw, bias, sizes, acc), conv_nd,
+        )  # fmt: skip
     if transposed:
         x, w, crop = transposed_as_conv(rw, x, w, stride, padding, dilation, output_padding, groups)
         stride = [1] * n
