@@ -28,8 +28,8 @@ TRITON_STAGES: list[Stage] = [
     ),
     Stage(
         "bufferize",
-        "aten-fold-transposes,aten-split-contraction-prologue,aten-unshare-fills,"
-        "linalg-generalize-named-ops,triton-fold-padding,canonicalize,eliminate-empty-tensors,"
+        "aten-fold-transposes,aten-split-contraction-prologue,aten-im2col-windows,"
+        "aten-unshare-fills,linalg-generalize-named-ops,triton-fold-padding,canonicalize,eliminate-empty-tensors,"
         + BUFFERIZE,
         "transposes fusion made readable in place, prologues out of contractions (tl.dot "
         "operands), "
