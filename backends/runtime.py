@@ -93,6 +93,15 @@ class CompiledProgram:
         self._state_pointers = {
             t.data_ptr() for t in self.state.values() if isinstance(t, torch.Tensor)
         }
+        # The state is bound once (`_Plan`); a parameter replaced since (`.to(dtype)`, `.data =`,
+        # a new Parameter) would hand the compiled code storage of another size or type.
+        self._state_specs = [
+            s
+            for s in signature.inputs
+            if s.role != "user_input" and isinstance(state.get(s.name), torch.Tensor)
+        ]
+        self._state_tensors = [state[s.name] for s in self._state_specs]
+        self._state_storage = [t.data_ptr() for t in self._state_tensors]
         self._functions = {}
         self._plan = _Plan(self, library)
         self._storage_reads = storage_reads(main, signature, state)
@@ -115,6 +124,8 @@ class CompiledProgram:
         else:
             leaves = self._binder.bind(args, kwargs)
         user_inputs = self._guards.check(leaves)
+        if list(map(torch.Tensor.data_ptr, self._state_tensors)) != self._state_storage:
+            self._state_replaced()
         for k in self._storage_reads:
             check_storage_read(user_inputs[k], self._guards.names[k])
         if self._mutated or self._written_state:
@@ -130,6 +141,15 @@ class CompiledProgram:
             return self._outputs(self._plan.run(user_inputs), user_inputs)
         finally:
             torch._C._set_grad_enabled(grad)
+
+    def _state_replaced(self):
+        for spec, t, pointer in zip(self._state_specs, self._state_tensors, self._state_storage):
+            if t.data_ptr() != pointer:
+                raise RuntimeError(
+                    f"{spec.role} '{spec.name}' was replaced after compile (its storage changed: "
+                    f"now {tuple(t.shape)} {t.dtype}); the compiled program was built for the "
+                    "old one: update it in place (`copy_`, `load_state_dict`) or compile again"
+                )
 
     def _warn_requires_grad(self, user_inputs) -> None:
         for name, value in zip(self._guards.names, user_inputs):
@@ -254,7 +274,9 @@ class _Plan:
         # weights that are contiguous go in once; others are made contiguous per call, as
         # binding a copy would miss in-place updates of the original
         bound = {
-            i: _storage_view(self.template[s])
+            # an alias: it keeps the state's storage even if the parameter object is given
+            # another (`.data =`); such a call is refused (`_state_replaced`) before it runs
+            i: _storage_view(self.template[s].detach())
             for i, s in enumerate(operands)
             if s in fixed
             and isinstance(self.template[s], torch.Tensor)

@@ -1,6 +1,6 @@
 """`CompiledProgram.__call__`: arguments bound like the module's forward (positional, by name,
 keyword-only, nested), readable errors naming the argument, a mutated input aliased by another
-input, inputs that require grad."""
+input, inputs that require grad, parameters replaced after compile."""
 
 from __future__ import annotations
 
@@ -139,6 +139,27 @@ def test_an_input_aliasing_a_mutated_buffer_runs_as_eager():
     # was: 2 (x read before the write to total); eager reads x after it: (1 + 1) * 2
     torch.testing.assert_close(compiled(compiled.state["total"]), torch.full((3,), 4.0))
     assert torch.equal(ep.state_dict["total"], torch.full((3,), 2.0))
+
+
+def test_parameters_updated_in_place_are_seen_and_replaced_ones_refused():
+    """The state is bound once: in-place updates (an optimizer step, `load_state_dict`) reach
+    the compiled code; a parameter given new storage (`.to(dtype)`, `.data =`) would hand it a
+    buffer of another size or type, so the call raises instead of reading out of bounds."""
+    model = torch.nn.Linear(16, 8)
+    x = torch.randn(4, 16)
+    compiled = compile_uncached(export(model, (x,)))
+    with torch.no_grad():
+        model.weight.mul_(3)
+    torch.testing.assert_close(compiled(x), model(x))
+    model.load_state_dict(torch.nn.Linear(16, 8).state_dict())
+    torch.testing.assert_close(compiled(x), model(x))
+    with torch.no_grad():
+        model.weight.data = torch.randn(2, 2)
+    with pytest.raises(RuntimeError, match=r"parameter 'weight' was replaced after compile"):
+        compiled(x)
+    model.bfloat16()
+    with pytest.raises(RuntimeError, match=r"was replaced after compile .*torch.bfloat16"):
+        compiled(x)
 
 
 def test_requires_grad_warns_once(add):
