@@ -35,7 +35,7 @@ from .amx_conv import amx_conv_emitter
 from .conv import Im2colEmitter
 from .conv_batch import batched_im2col_emitter
 from .dot_kernel import DotKernel
-from .kernel_choice import KernelChoice, kernel_choice_emitter, packs_b
+from .kernel_choice import KernelChoice, PanelChoice, kernel_choice_emitter, packs_b
 from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride, zero_fill_before
 from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
@@ -300,7 +300,13 @@ def _fold_zero_fill(fill: ir.Operation | None, emitter) -> None:
     block starts from zeros instead of loading C (a pass over C less: 14% of q @ k.T S=384).
     Only when every C element is written in that block: k static (a `?` k may be 0 at run
     time) and no reduction dim among the loops around the kernel (a conv's window)."""
-    if fill is None or type(emitter) not in (OuterKernel, DotKernel, Im2colEmitter, KernelChoice):
+    if fill is None or type(emitter) not in (
+        OuterKernel,
+        DotKernel,
+        Im2colEmitter,
+        KernelChoice,
+        PanelChoice,
+    ):
         return
     k = emitter.c
     c_dims = {d for form in k.index[2] for d, _ in form}

@@ -9,6 +9,12 @@ W_hh (384 x 128) every step, 2x the static compile at batch 9. So when the choic
 over the `?` range, both kernels are emitted under one `scf.if` on the extents read at run
 time, with the rule the static choice applies: a dynamic compile then runs, at each size, what
 a static compile at that size runs. A choice no `?` can change keeps one kernel (code size).
+
+The outer-product kernel (B along n, GPT-2's Conv1D `x @ W`) has a choice of its own: copy B
+into panels (pays from PANEL_MIN_ROWS rows on) or read it in place. `?` rows always took the
+panels: GPT-2 b1 s7 copied each weight (64 KiB for c_proj) per call for 7 rows, its three
+products 37 us of the 58 us a call spent in the library vs 10 in the static compile's in-place
+tiles. So `?` rows get both, under `scf.if (rows < PANEL_MIN_ROWS)`.
 """
 
 from __future__ import annotations
@@ -19,8 +25,8 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from .dot_kernel import DotKernel
-from .kernels import Blocking, Contraction
-from .outer_kernel import OuterKernel
+from .kernels import ONE_ROW, Blocking, Contraction
+from .outer_kernel import PANEL_MIN_ROWS, OuterKernel
 
 # B^T is copied (the "packed" kernel) when k < K_PER_ROW x rows: the dot kernel ends each
 # element of C with a reduction across lanes, a dozen instructions, which only a long k pays for
@@ -91,7 +97,69 @@ class KernelChoice:
             scf.YieldOp([])
 
 
+class _InPlace(OuterKernel):
+    """The outer kernel reading B in place whatever its rows (the few-rows path)."""
+
+    def _on_panels_path(self) -> bool:
+        return False
+
+    def _parts(self, d: int, block: int, tail: int) -> list[tuple]:
+        """`?` rows: whole register blocks, then the rest (< block rows) as at most one block
+        each of block/2, block/4, ... 1 rows, not one row at a time: 7 rows ran as 7 one-row
+        tiles (a broadcast per 2 FMAs, B read 7 times; GPT-2 b1 s7's c_proj 9.5 us vs the static
+        compile's one 7-row tile). Each smaller block starts where the bigger ones end, so
+        every row is written once; all of them lie in the last `block_m` block (a multiple of
+        `block` from 0), so `_range_loop`'s cut into m blocks never splits one."""
+        ok = block & (block - 1) == 0 and self.blocks.block_m % block == 0
+        if d != self.c.m or self.c.extents[d] is not None or tail != ONE_ROW or not ok:
+            return super()._parts(d, block, tail)
+        extent = self.extent(d)
+        parts, lo = [], self.index(0)
+        rows = block
+        while rows >= 1:
+            # hi = lo + ((extent - lo) / rows) * rows: whole blocks of `rows` from lo
+            left = arith.subi(extent, lo, ip=self._top)
+            whole = arith.divui(left, self.index(rows), ip=self._top)
+            hi = arith.addi(lo, arith.muli(whole, self.index(rows), ip=self._top), ip=self._top)
+            parts.append((lo, hi, rows))
+            lo, rows = hi, rows // 2
+        return parts
+
+
+class PanelChoice(KernelChoice):
+    """`scf.if (rows < PANEL_MIN_ROWS) { B in place } else { B copied as panels }` for an
+    outer-product kernel with `?` rows: the rule OuterKernel applies to static rows."""
+
+    def __init__(self, c: Contraction, types, blocks: Blocking):
+        self.c = c
+        self.dot = _InPlace(c, types, blocks)  # `dot`: the else branch's name in KernelChoice
+        self.packed = OuterKernel(c, types, blocks)
+
+    def emit(self) -> None:
+        few = self.dot
+        rows = few.extent(self.c.m)
+        branch = scf.IfOp(
+            arith.cmpi(arith.CmpIPredicate.slt, rows, few.index(PANEL_MIN_ROWS)), has_else=True
+        )
+        with ir.InsertionPoint(branch.then_block):
+            self.dot.emit()
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            self.packed.emit()
+            scf.YieldOp([])
+
+
+def _panels_could_differ(c: Contraction, types) -> bool:
+    # only "outer": a `packed` kernel always copies (its panels come straight from B's rows)
+    return c.kernel == "outer" and c.extents[c.m] is None
+
+
 def kernel_choice_emitter(c: Contraction, types, blocks: Blocking) -> KernelChoice | None:
     """Both FMA kernels of `c` under a run-time test, when a `?` rows or k extent could change
-    the dot / packed choice; else None (the one kernel the plan chose)."""
-    return KernelChoice(c, types, blocks) if _could_differ(c, types) else None
+    the dot / packed choice, or `?` rows the outer kernel's panels / in place; else None (the
+    one kernel the plan chose)."""
+    if _could_differ(c, types):
+        return KernelChoice(c, types, blocks)
+    if _panels_could_differ(c, types):
+        return PanelChoice(c, types, blocks)
+    return None

@@ -116,3 +116,56 @@ def test_a_long_k_with_enough_rows_takes_the_blocked_outer_kernel(tmp_path):
     for rows in (9, 63, 64, 100):
         x = torch.randn(rows, 2048)
         torch.testing.assert_close(compiled(x), layer(x), atol=1e-3, rtol=1e-4)
+
+
+def _panel_choices(path) -> int:
+    """`scf.if`s with the outer kernel reading B in place (no alloc, tiles of 8, 4, 2 and 1
+    rows: broadcasts of A in groups) in the then branch and B copied as panels in the else."""
+    with ir.Context() as ctx:
+        ctx.allow_unregistered_dialects = True
+        module = ir.Module.parse((path / "05-vectorize.mlir").read_text())
+        count = 0
+        for op in _ops(module.operation.regions[0]):
+            if op.name != "scf.if" or len(op.results) or len(op.regions[1].blocks) == 0:
+                continue
+            then = [o.name for o in _ops(op.regions[0])]
+            other = {o.name for o in _ops(op.regions[1])}
+            in_place = "memref.alloc" not in then and then.count("vector.broadcast") >= 15
+            count += in_place and {"memref.alloc", "vector.fma"} <= other
+        return count
+
+
+class _Conv1D(torch.nn.Module):
+    """GPT-2's Conv1D (`x @ W`, B along n): the outer-product kernel."""
+
+    def __init__(self, k: int, n: int):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(k, n) / k**0.5)
+        self.bias = torch.nn.Parameter(torch.randn(n))
+
+    def forward(self, x):
+        out = torch.addmm(self.bias, x.view(-1, x.shape[-1]), self.weight)
+        return out.view(x.shape[0], x.shape[1], self.weight.shape[1])
+
+
+def test_outer_kernel_with_dynamic_rows_reads_b_in_place_for_few_rows(tmp_path):
+    """x[b, s, 64] @ W[64, 67]: below PANEL_MIN_ROWS rows B is read in place (as a static
+    compile does), the rest of the rows in blocks of 4, 2, 1; every row count's values."""
+    torch.manual_seed(0)
+    layer = _Conv1D(64, 67).eval()
+    shapes = ({0: Dim("b", max=64), 1: Dim("s", max=512)},)
+    ep = torch.export.export(layer, (torch.randn(2, 9, 64),), dynamic_shapes=shapes)
+    compiled = aten_mlir.compile(ep, target="cpu", cache=False, dump_dir=tmp_path)
+    assert _panel_choices(tmp_path) == 1
+    for b, s in [(1, 1), (1, 7), (1, 15), (3, 5), (1, 63), (1, 64), (2, 33), (4, 100), (0, 3)]:
+        x = torch.randn(b, s, 64)
+        torch.testing.assert_close(compiled(x), layer(x), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="dim 2"):
+        compiled(torch.randn(2, 9, 63))
+
+
+def test_outer_kernel_with_static_rows_keeps_one_path(tmp_path):
+    layer = _Conv1D(64, 67).eval()
+    ep = torch.export.export(layer, (torch.randn(1, 7, 64),))
+    aten_mlir.compile(ep, target="cpu", cache=False, dump_dir=tmp_path)
+    assert _panel_choices(tmp_path) == 0
