@@ -35,22 +35,37 @@ func.func @grouped(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2
 
 // -----
 
-// Transposed: the input is zero-dilated by the stride (a strided slice) and padded by
-// d(k-1) - p (+ output_padding on the right); the kernel is flipped with in/out swapped.
-// CHECK-DAG: #[[FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, -d3 + 2)>
+// Transposed, stride 2: one stride-1 convolution per output phase (convolution_phases.py).
+// Phase 0 (even columns) is reached by tap 1 alone, phase 1 by taps 2 and 0 (read downward, so
+// the sub-kernel is flipped); each phase is written into every other output column. A 1d conv
+// runs as the 2d conv of a unit-height image (views in and out).
+// CHECK-DAG: #[[TAP1:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3 * -2 + 1)>
+// CHECK-DAG: #[[TAPS20:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3 * -2 + 2)>
 // CHECK-LABEL: func.func @transposed
-// CHECK: %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x4x12xf32>
-// CHECK: tensor.extract_slice %[[Z]][0, 0, 1] [2, 4, 5] [1, 1, 2]
-// CHECK: %[[D:.+]] = tensor.insert_slice %{{.+}} into %[[Z]][0, 0, 1] [2, 4, 5] [1, 1, 2]
-// CHECK: linalg.generic {indexing_maps = [#[[FLIP]],
-// CHECK: %[[K:.+]] = tensor.collapse_shape %{{.+}} : tensor<1x3x4x3xf32> into tensor<3x4x3xf32>
-// A 1d conv runs as the 2d conv of a unit-height image (views in and out).
-// CHECK-DAG: %[[D2:.+]] = tensor.expand_shape %[[D]] {{\[\[}}0], [1], [2, 3]] output_shape [2, 4, 1, 12]
-// CHECK-DAG: %[[K2:.+]] = tensor.expand_shape %[[K]] {{\[\[}}0], [1], [2, 3]] output_shape [3, 4, 1, 3]
-// CHECK: %[[O:.+]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[D2]], %[[K2]] : tensor<2x4x1x12xf32>, tensor<3x4x1x3xf32>)
-// CHECK: tensor.collapse_shape %[[O]] {{\[\[}}0], [1], [2, 3]] : tensor<2x3x1x10xf32> into tensor<2x3x10xf32>
+// CHECK: %[[Y:.+]] = linalg.fill {{.+}} -> tensor<2x3x10xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[TAP1]],
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.+}}, %{{.+}} : tensor<2x4x1x5xf32>, tensor<3x4x1x1xf32>)
+// CHECK: %[[Y0:.+]] = tensor.insert_slice %{{.+}} into %[[Y]][0, 0, 0] [2, 3, 5] [1, 1, 2]
+// CHECK: linalg.generic {indexing_maps = [#[[TAPS20]],
+// CHECK: linalg.conv_2d_nchw_fchw {{.+}} ins(%{{.+}}, %{{.+}} : tensor<2x4x1x6xf32>, tensor<3x4x1x2xf32>)
+// CHECK: tensor.insert_slice %{{.+}} into %[[Y0]][0, 0, 1] [2, 3, 5] [1, 1, 2]
 // CHECK-NOT: conv_1d
 func.func @transposed(%x: tensor<2x4x5xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x3x10xf32> {
   %0 = "aten.convolution"(%x, %w) {dilation = array<i64: 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 1>, padding = array<i64: 1>, stride = array<i64: 2>, transposed = true} : (tensor<2x4x5xf32>, tensor<4x3x3xf32>) -> tensor<2x3x10xf32>
   return %0 : tensor<2x3x10xf32>
+}
+
+// -----
+
+// Transposed, stride 1: the convolution of the input padded by d(k-1) - p with the kernel
+// flipped, in/out channels swapped.
+// CHECK-DAG: #[[FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, -d3 + 2)>
+// CHECK-LABEL: func.func @transposed_stride_1
+// CHECK: %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x4x7xf32>
+// CHECK: tensor.insert_slice %{{.+}} into %[[Z]][0, 0, 1] [2, 4, 5] [1, 1, 1]
+// CHECK: linalg.generic {indexing_maps = [#[[FLIP]],
+// CHECK: linalg.conv_2d_nchw_fchw {{.+}} ins(%{{.+}}, %{{.+}} : tensor<2x4x1x7xf32>, tensor<3x4x1x3xf32>)
+func.func @transposed_stride_1(%x: tensor<2x4x5xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x3x5xf32> {
+  %0 = "aten.convolution"(%x, %w) {dilation = array<i64: 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 1>, transposed = true} : (tensor<2x4x5xf32>, tensor<4x3x3xf32>) -> tensor<2x3x5xf32>
+  return %0 : tensor<2x3x5xf32>
 }
