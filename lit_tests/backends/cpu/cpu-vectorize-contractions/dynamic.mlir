@@ -10,7 +10,7 @@
 // CHECK-DAG: arith.divui %[[M]], %c8
 // CHECK-DAG: arith.divui %[[N]], %c32
 // CHECK: scf.for %{{.*}} = %c0 to %[[N]] step %c512
-// CHECK-NEXT: %[[PANELS:.+]] = memref.alloc() : memref<16x64x32xf32>
+// CHECK: %[[PANELS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x64x32xf32>
 // CHECK: vector.create_mask
 // CHECK: vector.maskedload %arg1
 // CHECK: vector.store {{.*}}, %[[PANELS]]
@@ -62,7 +62,7 @@ func.func @dynamic_k_dot(%x: memref<8x?xf32>, %w: memref<12x?xf32>, %y: memref<8
 // sequence read nothing (masks of what is left).
 // CHECK-LABEL: func.func @dynamic_scores
 // CHECK: memref.dim %arg1, %c1 : memref<2x?x16xf32>
-// CHECK: %[[P:.+]] = memref.alloc() : memref<16x16x32xf32>
+// CHECK: %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x16x32xf32>
 // CHECK: vector.create_mask
 // CHECK-NEXT: vector.maskedload %arg1
 // CHECK: vector.shuffle

@@ -150,7 +150,7 @@ func.func @narrow_conv(%x: memref<1x3x6x6xf32>, %w: memref<8x3x3x3xf32>, %y: mem
 // k loaded (masked at the ends), transposed in registers by shuffles, stored as panel rows.
 // CHECK-LABEL: func.func @scores
 // CHECK: scf.for %[[B:.+]] = %c0 to %c2 step %c1
-// CHECK: %[[P:.+]] = memref.alloc() : memref<2x16x32xf32>
+// CHECK: %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<2x16x32xf32>
 // CHECK: vector.load %arg1[%[[B]], {{.*}}] : memref<2x64x16xf32>, vector<16xf32>
 // CHECK: vector.maskedload %arg1[%[[B]], {{.*}} : memref<2x64x16xf32>
 // CHECK: vector.shuffle {{.*}} [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
