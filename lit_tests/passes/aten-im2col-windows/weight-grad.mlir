@@ -64,3 +64,23 @@ func.func @forward_grouped_conv(%x: tensor<1x2x4x10x10xf32>, %w: tensor<2x8x4x3x
   } -> tensor<1x2x8x8x8xf32>
   return %r : tensor<1x2x8x8x8xf32>
 }
+
+// -----
+
+// A copy of the windows past MAX_COLS_BYTES (here 64 x 256*9 x 56*56 f32, 1.8 GiB) is not made:
+// the product keeps reading the input in place.
+// CHECK-LABEL: func.func @too_large_to_copy
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]
+#go3 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, i, oh, ow)>
+#x3 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, j, oh + kh, ow + kw)>
+#gw3 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (g, i, j, kh, kw)>
+func.func @too_large_to_copy(%go: tensor<64x1x256x56x56xf32>, %x: tensor<64x1x256x58x58xf32>, %init: tensor<1x256x256x3x3xf32>) -> tensor<1x256x256x3x3xf32> {
+  %r = linalg.generic {indexing_maps = [#go3, #x3, #gw3], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%go, %x : tensor<64x1x256x56x56xf32>, tensor<64x1x256x58x58xf32>) outs(%init : tensor<1x256x256x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x256x256x3x3xf32>
+  return %r : tensor<1x256x256x3x3xf32>
+}
