@@ -15,6 +15,7 @@ Options (`torch.compile(m, backend="aten_mlir", options={...})`):
   dump_dir   a folder: each graph's stages go to `<dump_dir>/<n>-<forward|backward|inference>/`
              (default `$ATEN_MLIR_DUMP_DIR`)
   cache      False to skip the on-disk cache (default True)
+  cache_dir  the on-disk cache's folder (default `$ATEN_MLIR_CACHE_DIR` or ~/.cache/aten_mlir)
   fallback   "eager" (default): a graph that does not compile runs eagerly, with a warning and
              `counters["aten_mlir"]["graph_fallbacks"]` counted; "error": raise instead
 """
@@ -31,7 +32,7 @@ from pathlib import Path
 import torch
 
 _COUNTS = itertools.count()
-_OPTIONS = ("target", "dump_dir", "cache", "fallback", "opt_level")
+_OPTIONS = ("target", "dump_dir", "cache", "cache_dir", "fallback", "opt_level")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class BackendOptions:
     target: str = "cpu"
     dump_dir: str | None = None
     cache: bool = True
+    cache_dir: str | None = None
     fallback: str = "eager"
     opt_level: int = 2
 
@@ -142,6 +144,7 @@ def _compile_graph(options: BackendOptions, kind: str, gm, example_inputs):
                 target=options.target,
                 dump_dir=dump_dir,
                 opt_level=options.opt_level,
+                cache_dir=options.cache_dir,
                 cache=options.cache,
             )
     except Exception as e:  # noqa: BLE001 - any failure of ours leaves the graph to eager

@@ -80,8 +80,9 @@ class Step:
 def _ours(model):
     from aten_mlir.backends.dynamo import aten_mlir_backend
 
+    # as run_one.py: the run's cache folder (empty for a cold compile), else no cache at all
     cache = os.environ.get("ATEN_MLIR_BENCH_CACHE")
-    options = {"cache": bool(cache)}
+    options = {"cache_dir": cache} if cache else {"cache": False}
     return torch.compile(model, backend=aten_mlir_backend, options=options)
 
 

@@ -59,6 +59,12 @@ def test_dump_dir_gets_every_graphs_stages(tmp_path, counts):
     assert "aten.mm" in backward[0].read_text()
 
 
+def test_cache_dir_option_holds_the_libraries(tmp_path, counts):
+    with torch.no_grad():
+        compiled(nn.Tanh(), options={"cache_dir": str(tmp_path)})(torch.randn(5))
+    assert list(tmp_path.rglob("*.so")), sorted(p.name for p in tmp_path.rglob("*"))
+
+
 def test_dump_dir_from_the_environment(tmp_path, monkeypatch, counts):
     monkeypatch.setenv("ATEN_MLIR_DUMP_DIR", str(tmp_path))
     with torch.no_grad():
