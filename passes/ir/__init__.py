@@ -19,7 +19,7 @@ from .conventions import (
     is_unsigned_type,
     storage_type,
 )
-from .memory import MEMREF_ALIASES, MEMREF_VIEWS, PURE_PREFIXES, is_pure, view_root
+from .memory import MEMREF_ALIASES, MEMREF_VIEWS, PURE_PREFIXES, constant_int, is_pure, view_root
 from .walk import defined_functions, function_blocks, nested_ops, outside_uses, walked_ops
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "MEMREF_ALIASES",
     "MEMREF_VIEWS",
     "PURE_PREFIXES",
+    "constant_int",
     "defined_functions",
     "function_blocks",
     "has_storage_type",

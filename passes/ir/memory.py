@@ -42,3 +42,12 @@ PURE_PREFIXES = ("arith.", "math.", "index.", "affine.apply")
 def is_pure(op: ir.Operation) -> bool:
     """`op` computes a value from its operands only: no memory, no side effects."""
     return op.name.startswith(PURE_PREFIXES)
+
+
+def constant_int(v: ir.Value) -> int | None:
+    """The integer an `arith.constant` defines `v` as; None for anything else."""
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        return None
+    value = owner.attributes["value"]
+    return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None

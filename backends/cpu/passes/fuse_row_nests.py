@@ -18,7 +18,13 @@ from typing import ClassVar
 
 from mlir import ir
 
-from aten_mlir.passes.ir import MEMREF_VIEWS, PURE_PREFIXES, defined_functions, view_root
+from aten_mlir.passes.ir import (
+    MEMREF_VIEWS,
+    PURE_PREFIXES,
+    constant_int,
+    defined_functions,
+    view_root,
+)
 from aten_mlir.passes.registry import ModulePass, register_pass
 
 # Accesses: op name -> (position of the memref, position of the first index, is a write).
@@ -74,20 +80,12 @@ def _accesses(nest: ir.Operation) -> list[tuple] | None:
     return out if visit(nest) else None
 
 
-def _constant(v: ir.Value):
-    owner = v.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return None
-    value = owner.attributes["value"]
-    return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None
-
-
 def _dim_of(v: ir.Value):
     """(memref, dim) when `v` is `memref.dim` of a memref at a constant dim; else None."""
     owner = v.owner
     if isinstance(owner, ir.Block) or owner.name != "memref.dim":
         return None
-    index = _constant(owner.operands[1])
+    index = constant_int(owner.operands[1])
     return None if index is None else (owner.operands[0], index)
 
 
@@ -96,8 +94,8 @@ def _same_value(x: ir.Value, y: ir.Value) -> bool:
     vectorized generic reads its own `memref.dim` of a dynamic size; no cse ran yet)."""
     if x == y:
         return True
-    if _constant(x) is not None:
-        return _constant(x) == _constant(y)
+    if constant_int(x) is not None:
+        return constant_int(x) == constant_int(y)
     dim = _dim_of(x)
     return dim is not None and dim == _dim_of(y)
 

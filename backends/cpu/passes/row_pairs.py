@@ -25,7 +25,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, scf
 
-from aten_mlir.passes.ir import defined_functions, nested_ops
+from aten_mlir.passes.ir import constant_int, defined_functions, nested_ops
 from aten_mlir.passes.registry import ModulePass, register_pass
 
 _STACK = ("llvm.intr.stacksave", "llvm.intr.stackrestore")
@@ -33,14 +33,6 @@ _STACK = ("llvm.intr.stacksave", "llvm.intr.stackrestore")
 MAX_BODY_OPS = 200
 # Longest lane loop (elements) of a row that is paired.
 MAX_ROW = 256
-
-
-def _constant(v: ir.Value):
-    owner = v.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return None
-    value = owner.attributes["value"]
-    return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None
 
 
 def _clone(op: ir.Operation, mapping: dict) -> ir.Operation:
@@ -92,7 +84,7 @@ def _pairable(nest: ir.Operation, rows: int) -> bool:
     if len(nest.results):
         return False
     d = len(nest.regions[0].blocks[0].arguments)
-    lb, ub, step = (_constant(nest.operands[k * d + d - 1]) for k in range(3))
+    lb, ub, step = (constant_int(nest.operands[k * d + d - 1]) for k in range(3))
     if lb != 0 or step != 1 or ub is None or ub < rows or ub % rows:
         return False
     ops = [o.operation for o in nest.regions[0].blocks[0].operations]
@@ -104,7 +96,7 @@ def _pairable(nest: ir.Operation, rows: int) -> bool:
     # row's loops fill the out-of-order window by themselves (softmax of 1024-wide f32 rows
     # and LayerNorm+GELU of 768: 7-15% slower paired; 128/256 wide: 5-13% faster)
     loops = [op for op in ops if _plain_loop(op)]
-    bounds = [_constant(op.operands[1]) for op in loops]
+    bounds = [constant_int(op.operands[1]) for op in loops]
     return len(loops) >= 2 and all(b is not None and b <= MAX_ROW for b in bounds)
 
 
