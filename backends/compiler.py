@@ -140,7 +140,7 @@ def _compile(program, target, dump_dir, opt_level, cache_dir, cache) -> Compiled
     try:
         library = compile_llvm_module(module, opt_level=opt_level, cache_dir=cache_dir)
     except NativeBuildError as e:
-        raise CompileError("native", _first_line(e)) from None
+        raise CompileError("native", _first_line(e), e.repro) from None
     if use_cache:
         _store(cache_dir, [key], early_key, main, library, program, exported)
     return CompiledProgram.of(program, main, library)

@@ -1,17 +1,9 @@
 """Native code from an LLVM-dialect MLIR module: build, cache on disk, load.
 
-Build: `mlir-translate --mlir-to-llvmir` | `opt` | `llc -O{n} -relocation-model=pic` (tools from
-the mlir / llvm wheels, both for the host triple and the CPU `CPU` names, `target.py`'s
-`CpuTarget.llvm_flags()`), then `cc -shared`. Without
-a linker the module is JIT-compiled in process by MLIR's ExecutionEngine and nothing is cached.
-
-`opt` first gives every loop nest of a segment a function of its own (`loop-extract`) and keeps
-one copy of identical ones (`mergefunc`: a 12-layer model runs the same kernels 12 times), then
-runs `-O{n}` on those kernels; what is left of a segment is glue (allocations, descriptors,
-calls; code outside any loop runs once per call), compiled without optimization (`optnone`).
-opt's loop passes cost more than linearly in the size of a function, and optimizing the glue
-gains nothing: on GPT-2 small this takes opt + llc from ~7 s to ~0.6 s of CPU time, the run time
-unchanged.
+Build: `mlir-translate --mlir-to-llvmir`, then `codegen.objects` (`opt` | `llc -O{n}
+-relocation-model=pic`, tools from the mlir / llvm wheels, both for the host triple and the CPU
+`CPU` names, `target.py`'s `CpuTarget.llvm_flags()`), then `cc -shared`. Without a linker the
+module is JIT-compiled in process by MLIR's ExecutionEngine and nothing is cached.
 """
 
 from __future__ import annotations
@@ -19,7 +11,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import io
-import os
 import re
 import tempfile
 from pathlib import Path
@@ -28,7 +19,7 @@ from mlir import ir
 
 from aten_mlir.passes.ir import GLUE
 
-from . import threads
+from . import codegen, threads
 from .abi import NativeFunction
 from .cache import (
     KEY,
@@ -48,18 +39,11 @@ from .target import CpuTarget, cpu_target, request_amx, target_key
 from .tools import NativeBuildError
 from .tools import default_triple as _default_triple
 from .tools import run as _run
-from .tools import run_all as _run_all
 from .tools import tool as _tool
 
 # `-mcpu` for opt and llc ("native": the host); the cache key holds what it resolves to
 # (`target.target_key`), not the string. Tests set a generic CPU to build portable code.
 CPU = "native"
-# llc processes a build runs at once, at most (one per core), for modules of SPLIT_BYTES of
-# bitcode or more (GPT-2 small's is 110 KB and takes llc 0.3 s; below, the extra processes cost
-# about what they save)
-CODEGEN_PROCESSES = 2
-SPLIT_BYTES = 48 << 10
-
 _FREE = ctypes.CDLL(None).free
 _FREE.argtypes, _FREE.restype = [ctypes.c_void_p], None
 # a call of an AMX intrinsic (tile loads, stores, products, configuration) in LLVM IR
@@ -291,21 +275,10 @@ def _build(
     # memref.alloc's malloc / free go to runtime_support.c's cache when it is linked in
     module_ir = route_allocations(llvm_ir) if _links_support() else llvm_ir
 
-    def optimize(functions, glue):
-        flags = opt_flags(opt_level, functions, glue)
-        return _run([_tool("llvm", "opt"), *flags, *target, "-o", "-"], module_ir + RUNTIME_IR)
-
-    llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
     with tempfile.TemporaryDirectory(prefix="aten_mlir_build_") as work:
-        try:
-            objects = _codegen(optimize(functions, glue), [*llc, *target], Path(work))
-        except NativeBuildError as error:
-            if opt_level == 0 or not str(error).startswith("llc failed"):
-                raise
-            # llc -O3 asserts on some vector code of an optnone function (a v8i16 blend with
-            # zero, the masked tail of a loop-free f16 reduction left in the glue, with any
-            # AVX-512 -mcpu; the same code optimized compiles): again with the glue optimized
-            objects = _codegen(optimize([], []), [*llc, *target], Path(work))
+        objects = codegen.objects(
+            module_ir + RUNTIME_IR, target, opt_level, functions, glue, Path(work)
+        )
         with atomic_path(entry.so) as so:
             link(objects, so, entry.directory)
             digest = file_sha256(so)
@@ -322,59 +295,10 @@ def _links_support() -> bool:
 
 
 def assembly(llvm_ir: bytes, cpu: CpuTarget, opt_level: int = 3) -> str:
-    """The assembly a build for `cpu` makes of `llvm_ir` (the same opt and llc flags; code for
-    a CPU this host lacks can be read, not run)."""
+    """The assembly a build for `cpu` makes of `llvm_ir` (code for a CPU this host lacks can be
+    read, not run)."""
     target = [f"-mtriple={_default_triple()}", *cpu.llvm_flags()]
-    optimized = _run([_tool("llvm", "opt"), *opt_flags(opt_level, []), *target, "-o", "-"], llvm_ir)
-    llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-relocation-model=pic", *target, "-o", "-"]
-    return _run(llc, optimized).decode(errors="replace")
-
-
-def _codegen(bitcode: bytes, llc: list[str], work: Path) -> list[Path]:
-    """`llc` on the optimized module, into objects in `work`. With several cores the module is
-    split by function (`llvm-split --round-robin`, an even share of the kernels each) and the
-    parts compile at once: code generation is the largest step of a large model's cold
-    compile."""
-    whole = work / "module.bc"
-    whole.write_bytes(bitcode)
-    parts = min(CODEGEN_PROCESSES, _cores()) if len(bitcode) >= SPLIT_BYTES else 1
-    inputs = [whole]
-    if parts > 1:
-        split = [_tool("llvm", "llvm-split"), f"-j{parts}", "--round-robin"]
-        _run([*split, "-o", str(work / "part"), str(whole)])
-        inputs = [work / f"part{i}" for i in range(parts)]
-    objects = [path.with_suffix(".o") for path in inputs]
-    _run_all([[*llc, "-o", str(o), str(i)] for i, o in zip(inputs, objects)])
-    return objects
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def opt_flags(opt_level: int, functions: list[str], glue: list[str] = ()) -> list[str]:
-    """`opt`'s pipeline: kernels out of the segments `functions` and the `glue` functions,
-    deduplicated, at -O{opt_level}; the segments, their C wrappers and the glue, by then
-    without loops, unoptimized."""
-    if opt_level == 0:
-        return ["-passes=default<O0>"]
-    # early-cse: a loop reads a descriptor field extracted once before it, so its kernel takes
-    # that pointer rather than the whole descriptor by value; loop-extract skips loops not in
-    # simplified form (no preheader, several latches)
-    passes = (
-        f"-passes=function(early-cse,loop-simplify),loop-extract,mergefunc,default<O{opt_level}>"
-    )
-    # forceattrs, the first pass of default<On>, adds these after the extraction; the inliner
-    # never inlines into an optnone function, so the kernels stay out of the glue
-    names = [name for f in functions for name in (f, f"_mlir_ciface_{f}")] + list(glue)
-    return [passes] + [f"-force-attribute={name}:{a}" for name in names for a in _GLUE_ATTRS]
-
-
-# optnone requires noinline (the verifier rejects it alone)
-_GLUE_ATTRS = ("noinline", "optnone")
+    return codegen.assembly(llvm_ir, target, opt_level)
 
 
 def _jit(text: str, opt_level: int) -> NativeLibrary:

@@ -15,7 +15,10 @@ _HOST_CPU = re.compile(r"Host CPU:\s*(\S+)")
 
 
 class NativeBuildError(RuntimeError):
-    """A build tool failed or is missing, or the built library does not load."""
+    """A build tool failed or is missing, or the built library does not load. `repro`: a
+    command that runs the failing tool again on a private copy of its input."""
+
+    repro: str | None = None
 
 
 @functools.cache

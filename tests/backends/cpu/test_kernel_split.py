@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 import torch
 
-from aten_mlir.backends.cpu import compile_llvm_module, native
+import aten_mlir
+from aten_mlir.backends.cpu import codegen, compile_llvm_module, native
 
 from .test_native import lower
 
@@ -65,7 +67,7 @@ def optimized_ir(text: str, opt_level: int) -> str:
     functions = native._CIFACE.findall(text)
     translate = [native._tool("mlir", "mlir-translate"), "--mlir-to-llvmir"]
     llvm_ir = native._run(translate, text.encode())
-    flags = native.opt_flags(opt_level, functions)
+    flags = codegen.opt_flags(opt_level, functions)
     return native._run([native._tool("llvm", "opt"), *flags, "-S", "-o", "-"], llvm_ir).decode()
 
 
@@ -120,23 +122,56 @@ def test_functions_marked_as_glue_are_left_unoptimized_too(text):
     header = 'llvm.func @layers_block0(%arg0: i64) attributes {aten.glue, sym_visibility = "p"} {'
     glue = native._GLUE.findall(header)
     assert glue == ["layers_block0"]
-    flags = native.opt_flags(2, native._CIFACE.findall(text), glue)
+    flags = codegen.opt_flags(2, native._CIFACE.findall(text), glue)
     assert {f"-force-attribute=layers_block0:{a}" for a in ("optnone", "noinline")} <= set(flags)
 
 
 def test_split_code_generation_gives_the_same_library(text, tmp_path, monkeypatch):
     ran = []
-    run = native._run
+    run = codegen._run
 
     def recording(command, stdin=None):
         ran.append(command[0])
         return run(command, stdin)
 
-    monkeypatch.setattr(native, "SPLIT_BYTES", 0)
-    monkeypatch.setattr(native, "_cores", lambda: 2)
-    monkeypatch.setattr(native, "_run", recording)
+    monkeypatch.setattr(codegen, "SPLIT_BYTES", 0)
+    monkeypatch.setattr(codegen, "_cores", lambda: 2)
+    monkeypatch.setattr(codegen, "_run", recording)
     lib = compile_llvm_module(text, opt_level=2, cache_dir=tmp_path)
     assert any(c.endswith("llvm-split") for c in ran)
     a, b = torch.randn(64), torch.randn(64)
     layers = lib.function("layers", ["memref<64xf32>"] * 2, ["memref<64xf32>"])
     assert torch.equal(layers(a, b)[0], (a + b + b) * (a + b))
+
+
+def test_amx_tiles_across_an_extracted_loop_build_without_extraction():
+    # a bf16 grad-weight product [16, 27] whose tile loops fold away: its k loop, top level in
+    # the segment, carries x86_amx tiles, and loop-extract would make a function of it that
+    # the verifier rejects (opt aborted): the build runs opt again without the extraction
+    from aten_mlir.backends.cpu.target import request_amx
+
+    if not request_amx():
+        pytest.skip("no AMX on this host")
+    args = (
+        torch.randn(8, 16, 16, 16, dtype=torch.bfloat16),
+        torch.randn(8, 3, 16, 16, dtype=torch.bfloat16),
+        torch.randn(16, 3, 3, 3, dtype=torch.bfloat16),
+    )
+
+    class GradWeight(torch.nn.Module):
+        def forward(self, g, x, w):
+            conv = torch.ops.aten.convolution_backward
+            return conv(g, x, w, [16], [1, 1], [1, 1], [1, 1], False, [0, 0], 1, [0, 1, 1])[1:]
+
+    compiled = aten_mlir.compile(torch.export.export(GradWeight(), args), cache=False)
+    for ours, eager in zip(compiled(*args), GradWeight()(*args)):
+        torch.testing.assert_close(ours.float(), eager.float(), rtol=1e-2, atol=1e-2)
+
+
+def test_a_failing_tool_leaves_a_repro(tmp_path):
+    with pytest.raises(native.NativeBuildError) as failure:
+        codegen.objects(b"define void @f() { not llvm }", [], 2, [], [], tmp_path)
+    command = failure.value.repro.split()
+    assert command[0].endswith("opt") and Path(command[-3]).read_bytes().startswith(b"define")
+    with pytest.raises(native.NativeBuildError, match="opt failed"):
+        codegen._run(command)

@@ -1,0 +1,135 @@
+"""LLVM IR -> object files: `opt`'s pipeline, then `llc`, with a fallback pipeline for each known
+tool failure and, when the fallbacks fail too, a repro file and command.
+
+`opt` first gives every loop nest of a segment a function of its own (`loop-extract`) and keeps
+one copy of identical ones (`mergefunc`: a 12-layer model runs the same kernels 12 times), then
+runs `-O{n}` on those kernels; what is left of a segment is glue (allocations, descriptors,
+calls; code outside any loop runs once per call), compiled without optimization (`optnone`).
+opt's loop passes cost more than linearly in the size of a function, and optimizing the glue
+gains nothing: on GPT-2 small this takes opt + llc from ~7 s to ~0.6 s of CPU time, the run time
+unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from .tools import NativeBuildError
+from .tools import run as _run
+from .tools import run_all as _run_all
+from .tools import tool as _tool
+
+# llc processes a build runs at once, at most (one per core), for modules of SPLIT_BYTES of
+# bitcode or more (GPT-2 small's is 110 KB and takes llc 0.3 s; below, the extra processes cost
+# about what they save)
+CODEGEN_PROCESSES = 2
+SPLIT_BYTES = 48 << 10
+
+# optnone requires noinline (the verifier rejects it alone)
+_GLUE_ATTRS = ("noinline", "optnone")
+
+
+def opt_flags(
+    opt_level: int, functions: list[str], glue: list[str] = (), *, extract: bool = True
+) -> list[str]:
+    """`opt`'s pipeline: kernels out of the segments `functions` and the `glue` functions,
+    deduplicated, at -O{opt_level}; the segments, their C wrappers and the glue, by then
+    without loops, unoptimized. `extract=False`: every function whole at -O{opt_level}."""
+    if opt_level == 0:
+        return ["-passes=default<O0>"]
+    if not extract:
+        return [f"-passes=default<O{opt_level}>"]
+    # early-cse: a loop reads a descriptor field extracted once before it, so its kernel takes
+    # that pointer rather than the whole descriptor by value; loop-extract skips loops not in
+    # simplified form (no preheader, several latches)
+    passes = (
+        f"-passes=function(early-cse,loop-simplify),loop-extract,mergefunc,default<O{opt_level}>"
+    )
+    # forceattrs, the first pass of default<On>, adds these after the extraction; the inliner
+    # never inlines into an optnone function, so the kernels stay out of the glue
+    names = [name for f in functions for name in (f, f"_mlir_ciface_{f}")] + list(glue)
+    return [passes] + [f"-force-attribute={name}:{a}" for name in names for a in _GLUE_ATTRS]
+
+
+def objects(
+    module_ir: bytes,
+    target: list[str],
+    opt_level: int,
+    functions: list[str],
+    glue: list[str],
+    work: Path,
+) -> list[Path]:
+    """Object files of `module_ir` in `work`: the kernel/glue pipeline, else the fallback its
+    failure calls for. A failure of the last try carries a repro (`NativeBuildError.repro`)."""
+    llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
+    tries = [opt_flags(opt_level, functions, glue)]
+    while True:
+        opt = [_tool("llvm", "opt"), *tries[-1], *target]
+        try:
+            optimized = _run([*opt, "-o", "-"], module_ir)
+        except NativeBuildError as error:
+            # loop-extract makes a function of a loop whose AMX tiles live across its bounds
+            # (a product whose m/n loops folded away), and the verifier rejects a function
+            # taking x86_amx: then nothing is extracted
+            if "x86_amx" in str(error) and len(tries) == 1:
+                tries.append(opt_flags(opt_level, [], [], extract=False))
+                continue
+            _add_repro(error, [*opt, "native.ll", "-o", "/dev/null"], module_ir)
+            raise
+        try:
+            return _codegen(optimized, [*llc, *target], work)
+        except NativeBuildError as error:
+            if opt_level == 0 or not str(error).startswith("llc failed") or len(tries) > 1:
+                _add_repro(error, [*llc, *target, "native.bc", "-o", "/dev/null"], optimized)
+                raise
+            # llc -O3 asserts on some vector code of an optnone function (a v8i16 blend with
+            # zero, the masked tail of a loop-free f16 reduction left in the glue, with any
+            # AVX-512 -mcpu; the same code optimized compiles): again with the glue optimized
+            tries.append(opt_flags(opt_level, [], []))
+
+
+def _add_repro(error: NativeBuildError, command: list[str], data: bytes) -> None:
+    """Sets `error.repro`: `command` on a private copy of `data` (the command's file name
+    argument, `native.ll` or `native.bc`, replaced by that copy's path)."""
+    name = next(a for a in command if a in ("native.ll", "native.bc"))
+    try:
+        path = Path(tempfile.mkdtemp(prefix="aten_mlir_repro_")) / name
+        path.write_bytes(data)
+    except OSError:  # no repro rather than a second error hiding the first
+        return
+    error.repro = " ".join(str(path) if a == name else a for a in command)
+
+
+def _codegen(bitcode: bytes, llc: list[str], work: Path) -> list[Path]:
+    """`llc` on the optimized module, into objects in `work`. With several cores the module is
+    split by function (`llvm-split --round-robin`, an even share of the kernels each) and the
+    parts compile at once: code generation is the largest step of a large model's cold
+    compile."""
+    whole = work / "module.bc"
+    whole.write_bytes(bitcode)
+    parts = min(CODEGEN_PROCESSES, _cores()) if len(bitcode) >= SPLIT_BYTES else 1
+    inputs = [whole]
+    if parts > 1:
+        split = [_tool("llvm", "llvm-split"), f"-j{parts}", "--round-robin"]
+        _run([*split, "-o", str(work / "part"), str(whole)])
+        inputs = [work / f"part{i}" for i in range(parts)]
+    objects = [path.with_suffix(".o") for path in inputs]
+    _run_all([[*llc, "-o", str(o), str(i)] for i, o in zip(inputs, objects)])
+    return objects
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def assembly(llvm_ir: bytes, target: list[str], opt_level: int = 3) -> str:
+    """The assembly that `target`'s flags (triple, -mcpu, -mattr) make of `llvm_ir` with the
+    build's opt and llc flags (code for a CPU this host lacks can be read, not run)."""
+    optimized = _run([_tool("llvm", "opt"), *opt_flags(opt_level, []), *target, "-o", "-"], llvm_ir)
+    llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-relocation-model=pic", *target, "-o", "-"]
+    return _run(llc, optimized).decode(errors="replace")
