@@ -3,6 +3,7 @@ inference on `torch.nn` models and training steps against eager (backends/dynamo
 
 from __future__ import annotations
 
+import copy
 import importlib.metadata
 import warnings
 
@@ -242,6 +243,39 @@ def test_training_an_mlp_with_a_dynamic_batch(counts):
     model = nn.Sequential(nn.Linear(16, 64), nn.GELU(), nn.LayerNorm(64), nn.Linear(64, 1))
     batches = [(torch.randn(b, 16), torch.randn(b, 1)) for b in [8, 5, 13] * 7][:20]
     _check_training(model, batches, nn.MSELoss(), lr=0.01, dynamic=True)
+    assert counts["graphs_compiled"] == 2 and counts["op_fallbacks"] == 0
+
+
+def test_training_under_bf16_autocast(counts):
+    # autocast's bf16 convolutions and products, f32 norms: mixed-dtype graphs both ways, and
+    # the backward's AMX grad-weight products (a loop carrying tiles once aborted opt)
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1),
+        nn.BatchNorm2d(16),
+        nn.GELU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, stride=2, padding=1),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.LayerNorm(32),
+        nn.Linear(32, 10),
+    )
+    twin = copy.deepcopy(model)
+    step = compiled(model)
+    losses = {}
+    for name, m, f in (("ours", model, step), ("eager", twin, twin)):
+        opt = torch.optim.SGD(m.parameters(), lr=0.05)
+        g = torch.Generator().manual_seed(1)
+        for _ in range(3):
+            x, y = torch.randn(8, 3, 16, 16, generator=g), torch.randint(0, 10, (8,), generator=g)
+            opt.zero_grad()
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                loss = nn.functional.cross_entropy(f(x).float(), y)
+            loss.backward()
+            opt.step()
+            losses.setdefault(name, []).append(loss.item())
+    torch.testing.assert_close(losses["ours"], losses["eager"], rtol=2e-3, atol=0)
     assert counts["graphs_compiled"] == 2 and counts["op_fallbacks"] == 0
 
 
