@@ -262,7 +262,16 @@ def get_op_def(op_name: str) -> OpDef | None:
     """The definition of `op_name` (`aten.add.Tensor`, `quantized_decomposed.quantize_per_tensor`),
     or None if PyTorch has no such schema."""
     schema = _schemas_by_name().get(op_name)
+    if schema is None and op_name in _LATE_SCHEMAS:
+        schema = torch._C.parse_schema(_LATE_SCHEMAS[op_name])
     return _op_def_from_schema(schema) if schema is not None else None
+
+
+# Ops that graphs hold but that torch registers only once a Python module it imports late is
+# loaded: dynamo writes `addcmul_` (optimizer steps) as `prims.fma`, which
+# `torch._inductor.inductor_prims` defines (1 s to import up front; defining it here would make
+# that module's own definition fail). Parsed, not registered.
+_LATE_SCHEMAS = {"prims.fma": "prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor"}
 
 
 def all_op_names(namespace: str = "aten") -> list[str]:

@@ -92,3 +92,12 @@ def decompose_broadcast_in_dim(op, rewriter):
     if len(shape) != rank(a):
         a = view(rewriter, a, placed)
     return rewriter.aten("aten.expand", a, list(shape), results=result_type(op))
+
+
+@register_decomposition("prims.fma")
+def decompose_fma(op, rewriter):
+    """prims.fma -> aten.mul.Tensor, aten.add.Tensor: (a * b) + c, rounded twice as the prim's
+    eager kernel computes it (dynamo's form of `addcmul_`, in optimizer steps)"""
+    a, b, c = (rewriter.args[k] for k in ("a", "b", "c"))
+    product = rewriter.aten("aten.mul.Tensor", a, b)
+    return rewriter.aten("aten.add.Tensor", product, c, results=result_type(op))

@@ -279,6 +279,24 @@ def test_training_under_bf16_autocast(counts):
     assert counts["graphs_compiled"] == 2 and counts["op_fallbacks"] == 0
 
 
+def test_a_compiled_adamw_step_updates_in_place_as_eager(counts):
+    # dynamo writes the step's `addcmul_` as `prims.fma`, a prim torch registers late
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(16, 32), nn.SiLU(), nn.Linear(32, 4))
+    twin = copy.deepcopy(model)
+    opts = [torch.optim.AdamW(m.parameters(), lr=1e-2) for m in (model, twin)]
+    steps = [compiled(opts[0].step), opts[1].step]
+    for _ in range(3):
+        x, y = torch.randn(8, 16), torch.randn(8, 4)
+        for m, opt, step in zip((model, twin), opts, steps):
+            opt.zero_grad()
+            nn.functional.mse_loss(m(x), y).backward()
+            step()
+    for p, q in zip(model.parameters(), twin.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-5, atol=1e-6)
+    assert counts["graphs_compiled"] >= 1 and counts["op_fallbacks"] == 0
+
+
 def test_dropout_masks_are_random_seeded_and_shared_with_the_backward(counts):
     model = nn.Sequential(nn.Linear(64, 256), nn.Dropout(0.3))
     f = compiled(model)

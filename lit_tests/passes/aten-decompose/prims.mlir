@@ -65,3 +65,16 @@ func.func @others(%x: tensor<1x3x4xf32>) -> (tensor<3x4xf32>, tensor<4x1x3xf32>,
   %3 = "prims.view_of"(%x) : (tensor<1x3x4xf32>) -> tensor<1x3x4xf32>
   return %0, %1, %2, %3 : tensor<3x4xf32>, tensor<4x1x3xf32>, tensor<1x3x4xf64>, tensor<1x3x4xf32>
 }
+
+// -----
+
+// dynamo's `addcmul_` in optimizer steps: (a * b) + c, two roundings as the prim's eager kernel
+// CHECK-LABEL: func.func @fma
+// CHECK-SAME: (%[[A:[^ :]+]]: tensor<4x5xf32>, %[[B:[^ :]+]]: tensor<f32>, %[[C:[^ :]+]]: tensor<4x5xf32>)
+// CHECK-NEXT: [[P:%.+]] = "aten.mul.Tensor"(%[[A]], %[[B]])
+// CHECK-NEXT: [[S:%.+]] = "aten.add.Tensor"([[P]], %[[C]])
+// CHECK-NEXT: return [[S]]
+func.func @fma(%a: tensor<4x5xf32>, %b: tensor<f32>, %c: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  %0 = "prims.fma"(%a, %b, %c) : (tensor<4x5xf32>, tensor<f32>, tensor<4x5xf32>) -> tensor<4x5xf32>
+  return %0 : tensor<4x5xf32>
+}
