@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import importlib
 import re
 from dataclasses import dataclass, field
 
@@ -162,6 +163,8 @@ class OpDef:
         """The `torch.ops.<namespace>` overload this op stands for (resolved on first use)."""
         if not self._overload:
             namespace, name, overload = _split_op_name(self.op_name)
+            if self.op_name in _LATE_SCHEMAS:  # defined by the module that registers it
+                importlib.import_module(_LATE_SCHEMAS[self.op_name][1])
             packet = getattr(getattr(torch.ops, namespace), name)
             self._overload.append(getattr(packet, overload or "default"))
         return self._overload[0]
@@ -263,15 +266,21 @@ def get_op_def(op_name: str) -> OpDef | None:
     or None if PyTorch has no such schema."""
     schema = _schemas_by_name().get(op_name)
     if schema is None and op_name in _LATE_SCHEMAS:
-        schema = torch._C.parse_schema(_LATE_SCHEMAS[op_name])
+        schema = torch._C.parse_schema(_LATE_SCHEMAS[op_name][0])
     return _op_def_from_schema(schema) if schema is not None else None
 
 
 # Ops that graphs hold but that torch registers only once a Python module it imports late is
 # loaded: dynamo writes `addcmul_` (optimizer steps) as `prims.fma`, which
 # `torch._inductor.inductor_prims` defines (1 s to import up front; defining it here would make
-# that module's own definition fail). Parsed, not registered.
-_LATE_SCHEMAS = {"prims.fma": "prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor"}
+# that module's own definition fail). Parsed, not registered; the module is imported only when
+# the op's overload is needed (the reference interpreter, meta result types).
+_LATE_SCHEMAS = {
+    "prims.fma": (
+        "prims::fma(Tensor a, Tensor b, Tensor c) -> Tensor",
+        "torch._inductor.inductor_prims",
+    )
+}
 
 
 def all_op_names(namespace: str = "aten") -> list[str]:
