@@ -7,12 +7,10 @@ Group norm works on an (N, G, C/G, HxW) view of the input (collapse/expand_shape
 
 from __future__ import annotations
 
-from math import prod
-
 from mlir import ir
 from mlir.dialects import arith, math
 
-from .builder import PARALLEL, convert, elem, is_float, tensor_type
+from .builder import PARALLEL, convert, is_float, tensor_type
 from .reductions_common import (
     acc_type,
     collapse,
@@ -32,12 +30,6 @@ from .reductions_common import (
     supported,
 )
 from .registry import register_lowering
-
-# A layer norm's statistics over at most this many (static) elements accumulate in f32, as
-# ATen's CPU kernel does for float rows: the vector loops keep 16 partial sums, so each adds at
-# most 256 terms (error well under eager's 1.3e-6 tolerance), and f64 would spend half the
-# row's time converting (measured on 768-wide rows). Wider or dynamic rows keep the f64 sums.
-LAYER_NORM_F32_MAX = 4096
 
 
 def stats(x: ir.Value, dims: list[int], acc: ir.Type, eps: float | None):
@@ -119,13 +111,8 @@ def lower_layer_norm(op, rw):
     rank = tensor_type(x).rank
     axis = rank - len(a["normalized_shape"])
     dims = list(range(axis, rank))
-    acc = acc_type(out_t.element_type)
-    row = [tensor_type(x).shape[d] for d in dims]
-    if isinstance(elem(x), ir.F32Type) and isinstance(out_t.element_type, ir.F32Type):
-        if all(n >= 0 for n in row) and prod(row) <= LAYER_NORM_F32_MAX:
-            acc = out_t.element_type
     with rw.at():
-        mean, rstd = stats(x, dims, acc, a["eps"])
+        mean, rstd = stats(x, dims, acc_type(out_t.element_type), a["eps"])
         out = normalize(
             x,
             mean,
