@@ -54,11 +54,16 @@ def transposed_by_phases(rw, x, w, stride, padding, dilation, groups, out_sizes,
     n = len(stride)
     ks = [tensor_type(w).get_dim_size(d) for d in range(2, tensor_type(w).rank)]
     xs = rw.sizes(x)
-    out = init(out_sizes)
-    for phase in itertools.product(*[range(s) for s in stride]):
-        plan = [
-            phase_taps(k, s, p, d, r) for k, s, p, d, r in zip(ks, stride, padding, dilation, phase)
-        ]
+    phases = list(itertools.product(*[range(s) for s in stride]))
+    plans = [
+        [phase_taps(k, s, p, d, r) for k, s, p, d, r in zip(ks, stride, padding, dilation, phase)]
+        for phase in phases
+    ]
+    # Every phase written: the result starts uninitialized (its zero fill was a memset of the
+    # whole grad_input, all of it overwritten).
+    covered = all(count > 0 for plan in plans for _, _, count, _ in plan)
+    out = None if covered else init(out_sizes)
+    for phase, plan in zip(phases, plans):
         if any(count == 0 for _, _, count, _ in plan):
             continue  # no tap reaches this phase: it keeps the bias
         sizes = [T.ceildiv(rw, T.sub(rw, o, r), s) for o, r, s in zip(out_sizes[2:], phase, stride)]
@@ -82,5 +87,7 @@ def transposed_by_phases(rw, x, w, stride, padding, dilation, groups, out_sizes,
             )
         wp = phase_weight(rw, w, groups, [(k0, t, count) for k0, t, count, _ in plan])
         summed = conv_nd(rw, xp, wp, init([*out_sizes[:2], *sizes]), [1] * n, deltas, groups)
+        if out is None:
+            out = T.empty(rw, out_sizes, tensor_type(summed).element_type)
         out = T.place(rw, summed, out, [0, 0, *phase], [1, 1, *stride])
     return out

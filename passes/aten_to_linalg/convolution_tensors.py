@@ -84,23 +84,35 @@ def full(rw, shape: Sequence[Size], e: ir.Type, value) -> ir.Value:
 
 
 def pad(rw, x: ir.Value, low: Sequence[Size], high: Sequence[Size], value) -> ir.Value:
-    """`x` surrounded by `low`/`high` elements of the Python number `value`."""
+    """`x` surrounded by `low`/`high` elements of the Python number `value`: only the border
+    slabs are filled (a fill of the whole padded tensor was a memset of it, the interior then
+    overwritten: train_cnn's pads cost as much as their copies)."""
     if all(isinstance(v, int) and v == 0 for v in (*low, *high)):
         return x
     sizes = rw.sizes(x)
     out = [add(rw, add(rw, s, lo), hi) for s, lo, hi in zip(sizes, low, high)]
-    dest = full(rw, out, tensor_type(x).element_type, value)
+    e = tensor_type(x).element_type
+    dest, scalar = empty(rw, out, e), rw.const(value, e)
+    for d, (lo, hi) in enumerate(zip(low, high)):
+        for start, width in ((0, lo), (add(rw, lo, sizes[d]), hi)):
+            if isinstance(width, int) and width == 0:
+                continue
+            offsets = [0] * len(out)
+            offsets[d] = start
+            slab = [width if i == d else n for i, n in enumerate(out)]
+            window = extract_slice(rw, dest, offsets, slab)
+            dest = insert_slice(rw, rw.fill(scalar, window), dest, offsets)
     return place(rw, x, dest, low)
 
 
 def place(rw, x: ir.Value, dest: ir.Value, offsets, strides=None) -> ir.Value:
-    """`dest` with `x` written at `offsets` (with `strides`): a `linalg.copy` into the slice,
-    which bufferization writes in place, where a bare `tensor.pad` / `insert_slice` of `x`
-    becomes a strided `memref.copy` (a call into MLIR's runner library)."""
+    """`dest` with `x` written at `offsets` (with `strides`): an identity `linalg.generic` copy
+    into the slice, which bufferization writes in place and the CPU loops stage runs as vector
+    loops (a `linalg.copy` became scalar loops: train_cnn's padded grad_output copies)."""
     sizes = rw.sizes(x)
     window = extract_slice(rw, dest, offsets, sizes, strides)
-    with rw.at():
-        copied = linalg.copy(x, outs=[window])
+    same = ir.AffineMap.get_identity(tensor_type(x).rank)
+    copied = rw.generic([x], [window], [same, same], [PARALLEL] * len(sizes), lambda a, _: a)[0]
     return insert_slice(rw, copied, dest, offsets, strides)
 
 

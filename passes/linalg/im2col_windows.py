@@ -26,6 +26,7 @@ from mlir.dialects import arith, linalg, tensor
 from ..ir import nested_ops
 from ..registry import ModulePass, register_pass
 from .generics import indexing_maps, loop_extent, map_dims
+from .im2col_taps import tap_copies
 
 PARALLEL = linalg.IteratorType.parallel
 # The largest copy of the windows made (its static part): a batch-32 ResNet-50 stage-1 weight
@@ -227,6 +228,8 @@ def _rewrite(op, plan: _Plan) -> None:
     iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
     w, a = plan.windowed, 1 - plan.windowed
     col_dims = plan.others + plan.cols + plan.reduced
+    if TRANSPOSED_COLS and _strided_last_read(maps[w], plan):
+        col_dims = plan.others + plan.reduced + plan.cols
     position = {d: i for i, d in enumerate(col_dims)}
 
     def moved(e):
@@ -241,19 +244,22 @@ def _rewrite(op, plan: _Plan) -> None:
     with ir.InsertionPoint(op), op.location:
         sizes = [loop_extent(op, d, maps) for d in col_dims]
         init = tensor.EmptyOp(sizes, ir.RankedTensorType(x.type).element_type).result
-        copy = linalg.GenericOp_(
-            [x],
-            [init],
-            [
-                ir.AffineMap.get(rank, 0, [moved(e) for e in maps[w].results]),
-                ir.AffineMap.get_identity(rank),
-            ],
-            [PARALLEL] * rank,
-        )
-        block = copy.regions[0].blocks[0]
-        with ir.InsertionPoint(block):
-            linalg.YieldOp([block.arguments[0]])
-        cols = _collapse(copy.results[0], _col_groups(plan))
+        copied = tap_copies(x, maps[w], col_dims, plan.cols, sizes, init)
+        if copied is None:
+            copy = linalg.GenericOp_(
+                [x],
+                [init],
+                [
+                    ir.AffineMap.get(rank, 0, [moved(e) for e in maps[w].results]),
+                    ir.AffineMap.get_identity(rank),
+                ],
+                [PARALLEL] * rank,
+            )
+            block = copy.regions[0].blocks[0]
+            with ir.InsertionPoint(block):
+                linalg.YieldOp([block.arguments[0]])
+            copied = copy.results[0]
+        cols = _collapse(copied, _col_groups(plan, col_dims))
         a_dims, out_dims = map_dims(maps[a]), map_dims(maps[2])
         other = _collapse(op.operands[a], _groups(a_dims, plan.reduced))
         out_groups = _groups(out_dims, plan.cols)
@@ -269,7 +275,7 @@ def _rewrite(op, plan: _Plan) -> None:
             )
 
         new_maps = [None, None, merged(out_dims)]
-        new_maps[w] = merged(plan.others + plan.cols + plan.reduced)
+        new_maps[w] = merged(col_dims)
         new_maps[a] = merged(a_dims)
         inputs = [None, None]
         inputs[w], inputs[a] = cols, other
@@ -290,10 +296,23 @@ def _rewrite(op, plan: _Plan) -> None:
     op.erase()
 
 
-def _col_groups(plan: _Plan) -> list[list[int]]:
-    """cols[others.., (cols..), (reduced..)] as others.., one column dim, one reduction dim."""
-    n, c = len(plan.others), len(plan.cols)
+def _col_groups(plan: _Plan, col_dims: list[int]) -> list[list[int]]:
+    """cols[others.., (cols..), (reduced..)] (or the two runs swapped) as others.., one dim
+    per run."""
+    n = len(plan.others)
+    first, second = (
+        (plan.cols, plan.reduced) if col_dims[n] == plan.cols[0] else (plan.reduced, plan.cols)
+    )
     return [[i] for i in range(n)] + [
-        list(range(n, n + c)),
-        list(range(n + c, n + c + len(plan.reduced))),
+        list(range(n, n + len(first))),
+        list(range(n + len(first), n + len(first) + len(second))),
     ]
+
+
+TRANSPOSED_COLS = True
+
+
+def _strided_last_read(x_map: ir.AffineMap, plan: _Plan) -> bool:
+    """The windowed input's last dim is read with a stride (`ow * 2 + kw`)."""
+    window = _window(x_map.results[-1])
+    return window is not None and any(d in plan.reduced and c > 1 for d, c in window)

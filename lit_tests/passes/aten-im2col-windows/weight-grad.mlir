@@ -1,16 +1,18 @@
 // RUN: aten-opt %s -p aten-im2col-windows --split-input-file | FileCheck %s
 
 // A conv2d weight gradient (stride 2, dilation 1) as convolution_backward lowers it: the
-// windows of the padded input are copied to cols[n, g, c, kh, kw, oh, ow], collapsed to
-// [n, g, c*kh*kw, oh*ow]; the product then reduces over (n, oh*ow) with columns c*kh*kw.
+// windows of the padded input are copied to cols[n, g, oh, ow, c, kh, kw] (strided rows: the
+// copy runs element by element either way, so it writes the layout the product reads as a
+// plain B[k, n]), collapsed to [n, g, oh*ow, c*kh*kw]; the product then reduces over
+// (n, oh*ow) with columns c*kh*kw.
 // CHECK-LABEL: func.func @weight_grad
-// CHECK: %[[COPY:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]{{.*}} ins(%arg1 : tensor<2x1x3x9x9xf32>) outs(%{{.+}} : tensor<2x1x3x3x3x4x4xf32>)
+// CHECK: %[[COPY:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]{{.*}} ins(%arg1 : tensor<2x1x3x9x9xf32>) outs(%{{.+}} : tensor<2x1x4x4x3x3x3xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
 // CHECK-NEXT: linalg.yield %[[IN]] : f32
-// CHECK: %[[COLS:.+]] = tensor.collapse_shape %[[COPY]] {{\[}}[0], [1], [2, 3, 4], [5, 6]] : tensor<2x1x3x3x3x4x4xf32> into tensor<2x1x27x16xf32>
+// CHECK: %[[COLS:.+]] = tensor.collapse_shape %[[COPY]] {{\[}}[0], [1], [2, 3], [4, 5, 6]] : tensor<2x1x4x4x3x3x3xf32> into tensor<2x1x16x27xf32>
 // CHECK: %[[GO:.+]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2], [3, 4]] : tensor<2x1x5x4x4xf32> into tensor<2x1x5x16xf32>
 // CHECK: %[[ACC:.+]] = tensor.collapse_shape %arg2 {{\[}}[0], [1], [2, 3, 4]] : tensor<1x5x3x3x3xf32> into tensor<1x5x27xf32>
-// CHECK: %[[P:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[GO]], %[[COLS]] : tensor<2x1x5x16xf32>, tensor<2x1x27x16xf32>) outs(%[[ACC]] : tensor<1x5x27xf32>)
+// CHECK: %[[P:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[GO]], %[[COLS]] : tensor<2x1x5x16xf32>, tensor<2x1x16x27xf32>) outs(%[[ACC]] : tensor<1x5x27xf32>)
 // CHECK: tensor.expand_shape %[[P]] {{\[}}[0], [1], [2, 3, 4]] output_shape [1, 5, 3, 3, 3]
 #go = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, i, oh, ow)>
 #x = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, j, oh * 2 + kh, ow * 2 + kw)>
@@ -83,4 +85,32 @@ func.func @too_large_to_copy(%go: tensor<64x1x256x56x56xf32>, %x: tensor<64x1x25
     linalg.yield %s : f32
   } -> tensor<1x256x256x3x3xf32>
   return %r : tensor<1x256x256x3x3xf32>
+}
+
+// -----
+
+// Stride 1, static: the windows copy is one slice copy per tap (each row a unit-stride run of
+// the input, which the loops stage copies as vectors), into cols[n, g, c, kh, kw, oh, ow].
+// CHECK-LABEL: func.func @weight_grad_stride1
+// CHECK-NOT: linalg.generic {{.*}}outs(%{{.+}} : tensor<2x1x3x2x2x4x4xf32>)
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x1x3x2x2x4x4xf32>
+// CHECK: %[[S0:.+]] = tensor.extract_slice %arg1[0, 0, 0, 0, 0] [2, 1, 3, 4, 4] [1, 1, 1, 1, 1]
+// CHECK: %[[C0:.+]] = tensor.insert_slice %[[S0]] into %[[E]][0, 0, 0, 0, 0, 0, 0] [2, 1, 3, 1, 1, 4, 4]
+// CHECK: %[[S1:.+]] = tensor.extract_slice %arg1[0, 0, 0, 0, 2] [2, 1, 3, 4, 4] [1, 1, 1, 1, 1]
+// CHECK: tensor.insert_slice %[[S1]] into %[[C0]][0, 0, 0, 0, 1, 0, 0] [2, 1, 3, 1, 1, 4, 4]
+// CHECK: tensor.extract_slice %arg1[0, 0, 0, 2, 0]
+// CHECK: %[[S3:.+]] = tensor.extract_slice %arg1[0, 0, 0, 2, 2]
+// CHECK: %[[C3:.+]] = tensor.insert_slice %[[S3]] into %{{.+}}[0, 0, 0, 1, 1, 0, 0]
+// CHECK: tensor.collapse_shape %[[C3]] {{\[}}[0], [1], [2, 3, 4], [5, 6]] : tensor<2x1x3x2x2x4x4xf32> into tensor<2x1x12x16xf32>
+#go3 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, i, oh, ow)>
+#x3 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, j, oh + kh * 2, ow + kw * 2)>
+#gw3 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (g, i, j, kh, kw)>
+func.func @weight_grad_stride1(%go: tensor<2x1x5x4x4xf32>, %x: tensor<2x1x3x6x6xf32>, %init: tensor<1x5x3x2x2xf32>) -> tensor<1x5x3x2x2xf32> {
+  %r = linalg.generic {indexing_maps = [#go3, #x3, #gw3], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%go, %x : tensor<2x1x5x4x4xf32>, tensor<2x1x3x6x6xf32>) outs(%init : tensor<1x5x3x2x2xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x5x3x2x2xf32>
+  return %r : tensor<1x5x3x2x2xf32>
 }

@@ -1,13 +1,23 @@
 // RUN: aten-opt %s --split-input-file -p convert-aten-to-linalg | FileCheck %s
 
-// Padding is a linalg.copy into the interior of a zero-filled tensor (bufferizes in place);
+// Padding is an identity linalg.generic copy into the interior of a tensor with zero borders
+// (bufferizes in place, runs as vector loops);
 // the bias is broadcast into the accumulator the named convolution adds to.
 // CHECK-DAG: #[[BIAS:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @conv2d
 // CHECK-SAME: (%[[X:[^ :]+]]: tensor<?x3x8x8xf32>, %[[W:[^ :]+]]: tensor<4x3x3x3xf32>, %[[B:[^ :]+]]: tensor<4xf32>)
-// CHECK: %[[Z:.+]] = linalg.fill {{.+}} -> tensor<?x3x10x10xf32>
+// Only the border slabs are filled (top, bottom, left, right), not the whole padded tensor.
+// CHECK: %[[E:.+]] = tensor.empty(%{{.+}}) : tensor<?x3x10x10xf32>
+// CHECK: %[[TOP:.+]] = tensor.extract_slice %[[E]][0, 0, 0, 0] [%{{.+}}, 3, 1, 10] [1, 1, 1, 1]
+// CHECK: linalg.fill {{.+}} outs(%[[TOP]] : tensor<?x3x1x10xf32>)
+// CHECK: tensor.extract_slice %{{.+}}[0, 0, 9, 0] [%{{.+}}, 3, 1, 10] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %{{.+}}[0, 0, 0, 0] [%{{.+}}, 3, 10, 1] [1, 1, 1, 1]
+// CHECK: %[[Z:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 9] [%{{.+}}, 3, 10, 1] [1, 1, 1, 1]
+// CHECK-NOT: linalg.fill {{.+}} -> tensor<?x3x10x10xf32>
 // CHECK: %[[IN:.+]] = tensor.extract_slice %[[Z]][0, 0, 1, 1] [%{{.+}}, 3, 8, 8] [1, 1, 1, 1]
-// CHECK: %[[C:.+]] = linalg.copy {{.+}} ins(%[[X]] : tensor<?x3x8x8xf32>) outs(%[[IN]] : tensor<?x3x8x8xf32>)
+// CHECK: %[[C:.+]] = linalg.generic {{.+}} ins(%[[X]] : tensor<?x3x8x8xf32>) outs(%[[IN]] : tensor<?x3x8x8xf32>)
+// CHECK-NEXT: ^bb0(%[[V:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: linalg.yield %[[V]] : f32
 // CHECK: %[[P:.+]] = tensor.insert_slice %[[C]] into %[[Z]][0, 0, 1, 1]
 // CHECK: %[[ACC:.+]] = linalg.generic {indexing_maps = [#[[BIAS]], {{.+}}]{{.+}} ins(%[[B]] : tensor<4xf32>)
 // CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %[[W]] : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%[[ACC]] : tensor<?x4x4x4xf32>)
@@ -38,13 +48,15 @@ func.func @grouped(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2
 // Transposed, stride 2: one stride-1 convolution per output phase (convolution_phases.py).
 // Phase 0 (even columns) is reached by tap 1 alone, phase 1 by taps 2 and 0 (read downward, so
 // the sub-kernel is flipped); each phase is written into every other output column. A 1d conv
-// runs as the 2d conv of a unit-height image (views in and out).
+// runs as the 2d conv of a unit-height image (views in and out). Every phase is written, so
+// the result starts empty (no zero fill).
 // CHECK-DAG: #[[TAP1:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3 * -2 + 1)>
 // CHECK-DAG: #[[TAPS20:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3 * -2 + 2)>
 // CHECK-LABEL: func.func @transposed
-// CHECK: %[[Y:.+]] = linalg.fill {{.+}} -> tensor<2x3x10xf32>
+// CHECK-NOT: linalg.fill {{.+}} -> tensor<2x3x10xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[TAP1]],
 // CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.+}}, %{{.+}} : tensor<2x4x1x5xf32>, tensor<3x4x1x1xf32>)
+// CHECK: %[[Y:.+]] = tensor.empty() : tensor<2x3x10xf32>
 // CHECK: %[[Y0:.+]] = tensor.insert_slice %{{.+}} into %[[Y]][0, 0, 0] [2, 3, 5] [1, 1, 2]
 // CHECK: linalg.generic {indexing_maps = [#[[TAPS20]],
 // CHECK: linalg.conv_2d_nchw_fchw {{.+}} ins(%{{.+}}, %{{.+}} : tensor<2x4x1x6xf32>, tensor<3x4x1x2xf32>)
@@ -61,7 +73,8 @@ func.func @transposed(%x: tensor<2x4x5xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x
 // flipped, in/out channels swapped.
 // CHECK-DAG: #[[FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, -d3 + 2)>
 // CHECK-LABEL: func.func @transposed_stride_1
-// CHECK: %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x4x7xf32>
+// CHECK: linalg.fill {{.+}} -> tensor<2x4x1xf32>
+// CHECK: %[[Z:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 6] [2, 4, 1] [1, 1, 1]
 // CHECK: tensor.insert_slice %{{.+}} into %[[Z]][0, 0, 1] [2, 4, 5] [1, 1, 1]
 // CHECK: linalg.generic {indexing_maps = [#[[FLIP]],
 // CHECK: linalg.conv_2d_nchw_fchw {{.+}} ins(%{{.+}}, %{{.+}} : tensor<2x4x1x7xf32>, tensor<3x4x1x3xf32>)
