@@ -51,7 +51,12 @@ def stats(x: ir.Value, dims: list[int], acc: ir.Type, eps: float | None):
         if eps is None:
             return var
         one = arith.constant(acc, 1.0)
-        return arith.divf(one, math.sqrt(arith.addf(var, arith.constant(acc, float(eps)))))
+        rstd = arith.divf(one, math.sqrt(arith.addf(var, arith.constant(acc, float(eps)))))
+        # squares past the accumulator's range (a bf16 row holding 1e30, summed in f32): NaN,
+        # as eager's kernel gives, rather than a 1/inf = 0 that would return the bias alone
+        inf = arith.constant(acc, float("inf"))
+        overflow = arith.cmpf(arith.CmpFPredicate.OEQ, var, inf)
+        return arith.select(overflow, arith.constant(acc, float("nan")), rstd)
 
     return mean, elementwise([ss], kept, rstd_of, like=ss)
 

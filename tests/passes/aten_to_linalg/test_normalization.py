@@ -4,6 +4,7 @@ import pytest
 import torch
 from torch.export import Dim
 
+import aten_mlir
 from tests.support.lowering import assert_lowers, assert_module_lowers
 
 G = torch.Generator().manual_seed(0)
@@ -217,3 +218,16 @@ def test_group_norm_backward():
         atol=1e-4,
         rtol=1e-4,
     )
+
+
+def test_a_variance_past_the_accumulator_gives_nan_as_eager():
+    # a bf16 row holding 1e30: its squares overflow the f32 sums (eager's too); the row is NaN,
+    # not the bias alone (1 / sqrt(inf) = 0)
+    model = torch.nn.LayerNorm(8).bfloat16().eval()
+    with torch.no_grad():
+        model.bias.copy_(torch.arange(8.0))
+    x = torch.randn(2, 8).bfloat16()
+    x[1, 3] = -1e30
+    compiled = aten_mlir.compile(torch.export.export(model, (x,)), target="cpu", cache=False)
+    ours, eager = compiled(x), model(x)
+    assert torch.equal(ours[0], eager[0]) and eager[1].isnan().all() and ours[1].isnan().all()
