@@ -63,31 +63,68 @@ def transposed_by_phases(rw, x, w, stride, padding, dilation, groups, out_sizes,
     # whole grad_input, all of it overwritten).
     covered = all(count > 0 for plan in plans for _, _, count, _ in plan)
     out = None if covered else init(out_sizes)
-    for phase, plan in zip(phases, plans):
-        if any(count == 0 for _, _, count, _ in plan):
-            continue  # no tap reaches this phase: it keeps the bias
-        sizes = [T.ceildiv(rw, T.sub(rw, o, r), s) for o, r, s in zip(out_sizes[2:], phase, stride)]
-        deltas = [d // gcd(s, d) for s, d in zip(stride, dilation)]
-        # x[q + b + j*delta] for q < Q, j < J: crop b when positive, pad -b when negative, and
-        # pad the end up to what the last output reads.
-        low = [max(-b, 0) for *_, b in plan]
-        crop = [max(b, 0) for *_, b in plan]
-        high = [
-            T.smax(rw, T.sub(rw, T.add(rw, q, delta * (count - 1) + b), i), 0)
-            for q, delta, (_, _, count, b), i in zip(sizes, deltas, plan, xs[2:])
-        ]
-        xp = T.pad(rw, x, [0, 0, *low], [0, 0, *high], 0)
-        if any(crop):
-            ps = rw.sizes(xp)
+    live = [(phase, plan) for phase, plan in zip(phases, plans) if all(c for _, _, c, _ in plan)]
+    deltas = [d // gcd(s, d) for s, d in zip(stride, dilation)]
+    reads = [_phase_reads(rw, plan, phase, out_sizes, xs, stride, deltas) for phase, plan in live]
+    shared = _shared_pad(rw, x, reads) if SHARED_PAD and len(reads) > 1 else None
+    for (phase, plan), (sizes, low, crop, high) in zip(live, reads):
+        if shared is not None:
+            xp, top = shared
+            ps = rw.sizes(x)
             xp = T.extract_slice(
                 rw,
                 xp,
-                [0, 0, *crop],
-                [ps[0], ps[1], *[T.sub(rw, v, c) for v, c in zip(ps[2:], crop)]],
+                [0, 0, *[t - lo + c for t, lo, c in zip(top, low, crop)]],
+                [
+                    ps[0],
+                    ps[1],
+                    *[
+                        T.sub(rw, T.add(rw, T.add(rw, v, lo), hi), c)
+                        for v, lo, hi, c in zip(ps[2:], low, high, crop)
+                    ],
+                ],
             )
+        else:
+            xp = T.pad(rw, x, [0, 0, *low], [0, 0, *high], 0)
+            if any(crop):
+                ps = rw.sizes(xp)
+                xp = T.extract_slice(
+                    rw,
+                    xp,
+                    [0, 0, *crop],
+                    [ps[0], ps[1], *[T.sub(rw, v, c) for v, c in zip(ps[2:], crop)]],
+                )
         wp = phase_weight(rw, w, groups, [(k0, t, count) for k0, t, count, _ in plan])
         summed = conv_nd(rw, xp, wp, init([*out_sizes[:2], *sizes]), [1] * n, deltas, groups)
         if out is None:
             out = T.empty(rw, out_sizes, tensor_type(summed).element_type)
         out = T.place(rw, summed, out, [0, 0, *phase], [1, 1, *stride])
     return out
+
+
+# One padded copy of the input serves every phase (each reads a view of it): train_cnn's
+# stride-2 grad_inputs padded grad_output three times, once per phase with taps past its end.
+SHARED_PAD = True
+
+
+def _phase_reads(rw, plan, phase, out_sizes, xs, stride, deltas):
+    """(output sizes Q, low pad, crop, high pad) of one phase: it reads x[q + b + j*delta] for
+    q < Q, j < J: crop b when positive, pad -b when negative, and pad the end up to what the
+    last output reads."""
+    sizes = [T.ceildiv(rw, T.sub(rw, o, r), s) for o, r, s in zip(out_sizes[2:], phase, stride)]
+    low = [max(-b, 0) for *_, b in plan]
+    crop = [max(b, 0) for *_, b in plan]
+    high = [
+        T.smax(rw, T.sub(rw, T.add(rw, q, delta * (count - 1) + b), i), 0)
+        for q, delta, (_, _, count, b), i in zip(sizes, deltas, plan, xs[2:])
+    ]
+    return sizes, low, crop, high
+
+
+def _shared_pad(rw, x, reads):
+    """x padded by the most any phase needs on each side, and that low pad."""
+    top = [max(r[1][d] for r in reads) for d in range(len(reads[0][1]))]
+    bottom = list(reads[0][3])
+    for r in reads[1:]:
+        bottom = [T.smax(rw, a, b) for a, b in zip(bottom, r[3])]
+    return T.pad(rw, x, [0, 0, *top], [0, 0, *bottom], 0), top
