@@ -21,10 +21,17 @@ tile columns (a BERT FFN x[128,768] @ W[3072,768].T: 1.5 MiB, a quarter of the r
 
 from __future__ import annotations
 
+import os
+
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
 from .amx_pack import ROWS
+from .amx_transpose import transpose16
+
+
+def _flag(name: str, default: str) -> str:
+    return os.environ.get(f"ATEN_MLIR_AMX_{name}", default)
 
 
 class ResultRows:
@@ -58,18 +65,24 @@ class ResultRows:
         e = self.e
         m0, n0 = (v, r) if self.transposed else (r, v)
         if self.transposed:  # tile row i is C's column r + i: C's row v + j is tile column j
-            tile = self.empty
-            for i in range(ROWS):  # (a 2-D vector.load is not lowered to LLVM)
-                row = vector.load(self.row_t, scratch, [e.index(t), e.index(i), e.index(0)])
-                tile = vector.insert(row, tile, [], [i])
-            rows = vector.transpose(self.tile_t, tile, [1, 0])
+            tile = [
+                vector.load(self.row_t, scratch, [e.index(t), e.index(i), e.index(0)])
+                for i in range(ROWS)
+            ]
+            if _flag("SHUFFLE_TRANSPOSE", "1") != "0":
+                rows = transpose16(tile)
+            else:  # for A/B timing: vector.transpose, lowered element by element
+                whole = self.empty
+                for i, row in enumerate(tile):
+                    whole = vector.insert(row, whole, [], [i])
+                whole = vector.transpose(self.tile_t, whole, [1, 0])
+                rows = [vector.extract(whole, [], [j]) for j in range(ROWS)]
             if not self._looped():
                 for j in range(ROWS):
-                    self._add_row(vector.extract(rows, [], [j]), arith.addi(v, e.index(j)), r)
+                    self._add_row(rows[j], arith.addi(v, e.index(j)), r)
                 return
             for j in range(ROWS):  # back into the scratch, C's rows
-                row = vector.extract(rows, [], [j])
-                vector.store(row, scratch, [e.index(t), e.index(j), e.index(0)])
+                vector.store(rows[j], scratch, [e.index(t), e.index(j), e.index(0)])
         if not self._looped():
             for i in range(ROWS):
                 value = vector.load(self.row_t, scratch, [e.index(t), e.index(i), e.index(0)])
