@@ -66,6 +66,10 @@ def aten_mlir_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | 
     from torch._dynamo.backends.common import aot_autograd
 
     parsed = BackendOptions.parse(options)
+    if parsed.target == "cpu":  # the directory's `cc` builds overlap the tracing below
+        from aten_mlir.backends import warm_up
+
+        warm_up.start(parsed.cache_dir)
     compile_as = functools.partial(_compile_graph, parsed)
     backend = aot_autograd(
         fw_compiler=functools.partial(compile_as, "forward"),
@@ -130,6 +134,10 @@ def _compile_graph(options: BackendOptions, kind: str, gm, example_inputs):
     from aten_mlir.frontend.fx_graphs import GraphImportError, exported_from_graph
 
     number = next(_COUNTS)
+    if options.target == "cpu":  # joined before any compile (or fork) runs beside it
+        from aten_mlir.backends import warm_up
+
+        warm_up.wait(options.cache_dir)
     dump_dir = Path(options.dump_dir) / f"{number}-{kind}" if options.dump_dir else None
     try:
         ep, plan = exported_from_graph(gm)

@@ -1,0 +1,71 @@
+"""Builds a cache directory's one-time native artifacts in the background while dynamo and
+AOTAutograd trace, so a cold `torch.compile` does not pay for them serially.
+
+A cache directory's first native build compiles two C files with `cc`: the runtime support
+object (`link._support_object`) and the thread pool (`threads._open`), ~0.2 s each, on the
+critical path of the first graph (ahead of its link and its load). The backend starts them at
+its entry (`start(cache_dir)`), in a thread whose `cc` subprocesses run on another core while
+this one traces the model; `wait()` joins it before the first graph's `compile()`, so no
+compile (nor the fork of the isolated lowering) ever runs beside it. Both go through
+`checked_artifact`: built atomically, hash-checked, reused when already there. A failure here is
+ignored: the compile's own link builds the file again and reports its error as usual.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+
+_lock = threading.Lock()
+_started: dict[Path, threading.Thread] = {}
+
+
+def start(cache_dir: str | Path | None) -> None:
+    """Starts building `cache_dir`'s support artifacts (once per directory and process)."""
+    from aten_mlir.backends.cpu.cache import cache_directory
+
+    directory = cache_directory(cache_dir)
+    with _lock:
+        if directory in _started:
+            return
+        thread = threading.Thread(
+            target=_build, args=(directory,), name="aten_mlir-warm-up", daemon=True
+        )
+        _started[directory] = thread
+    thread.start()
+
+
+def wait(cache_dir: str | Path | None) -> None:
+    """Returns once `cache_dir`'s background build (if one was started) is done."""
+    from aten_mlir.backends.cpu.cache import cache_directory
+
+    with _lock:
+        thread = _started.get(cache_directory(cache_dir))
+    if thread is not None:
+        thread.join()
+
+
+def _build(directory: Path) -> None:
+    from aten_mlir.backends.cpu import link, threads
+    from aten_mlir.backends.cpu.cache import checked_artifact
+
+    def pool() -> None:
+        # the name `threads._open` looks for; only built here, loaded by the first compile
+        name = f"threads-{hashlib.sha256(threads._SOURCE.read_bytes()).hexdigest()[:16]}.so"
+        checked_artifact(directory / "support" / name, threads._compile)
+
+    def support() -> None:
+        link._support_object(directory)
+
+    helper = threading.Thread(target=_quietly, args=(pool,), daemon=True)
+    helper.start()  # the two `cc` runs at once
+    _quietly(support)
+    helper.join()
+
+
+def _quietly(build) -> None:
+    try:
+        build()
+    except Exception:  # noqa: BLE001 - the compile's own build retries and reports it
+        pass

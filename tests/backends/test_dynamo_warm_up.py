@@ -1,0 +1,61 @@
+"""The backend's background build of a cache directory's support artifacts (backends/warm_up.py):
+what it builds, that a compile after it reuses them, and that its failures stay silent."""
+
+from __future__ import annotations
+
+import torch
+
+from aten_mlir.backends import dynamo, warm_up
+from aten_mlir.backends.cpu import threads
+from aten_mlir.tests.support.dynamo import fresh_dynamo
+
+
+def _artifacts(directory):
+    support = directory / "support"
+    return sorted(p.name for p in support.iterdir()) if support.exists() else []
+
+
+def test_builds_the_pool_and_the_support_object_once(tmp_path):
+    warm_up.start(tmp_path)
+    warm_up.start(tmp_path)  # a second start of the same directory is a no-op
+    warm_up.wait(tmp_path)
+    names = _artifacts(tmp_path)
+    assert any(n.startswith("threads-") and n.endswith(".so") for n in names), names
+    assert any(n.startswith("runtime_support-") and n.endswith(".o") for n in names), names
+    assert sum(n.endswith(".sha256") for n in names) == 2, names
+
+
+def test_a_compile_after_it_reuses_the_artifacts_and_matches_eager(tmp_path, monkeypatch):
+    built = []
+    inner = threads._compile
+
+    def spy(out):
+        built.append(out)
+        return inner(out)
+
+    monkeypatch.setattr(threads, "_compile", spy)
+    model = torch.nn.Sequential(torch.nn.Linear(7, 17), torch.nn.GELU(), torch.nn.Linear(17, 3))
+    x = torch.randn(5, 7, requires_grad=True)
+    with fresh_dynamo():
+        compiled = torch.compile(
+            model, backend=dynamo.aten_mlir_backend, options={"cache_dir": str(tmp_path)}
+        )
+        got = compiled(x)
+        got.sum().backward()
+    want_x = x.detach().clone().requires_grad_()
+    want = model(want_x)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    assert len(built) == 1  # the pool: built once, by the warm-up, not again by the compile
+    names = _artifacts(tmp_path)
+    assert sum(n.startswith("runtime_support-") for n in names) == 2  # the object, its hash
+
+
+def test_a_failing_build_is_silent_and_left_to_the_compile(tmp_path, monkeypatch):
+    def broken(out):
+        raise RuntimeError("no compiler today")
+
+    monkeypatch.setattr(threads, "_compile", broken)
+    warm_up.start(tmp_path)
+    warm_up.wait(tmp_path)  # no exception
+    assert not any(n.startswith("threads-") for n in _artifacts(tmp_path))
+    warm_up.wait(tmp_path / "never-started")  # nothing to join
