@@ -89,15 +89,48 @@ def _dim_of(v: ir.Value):
     return None if index is None else (owner.operands[0], index)
 
 
+# ops whose leading operands are the sizes of their result's dynamic dims, in order
+_SIZED = frozenset(("memref.alloc", "memref.alloca", "memref.expand_shape"))
+
+
+def _size_source(v: ir.Value) -> ir.Value:
+    """The value a dynamic size `v` was made from: `memref.dim` of an alloc or an expand_shape
+    is the size operand it was given. A softmax's sum buffer alloc(%b, %s) and the scores'
+    expand_shape(.., output_shape [%b, 8, %s, ..]) then give their nests the same bounds,
+    where their own `memref.dim`s differ and kept the dynamic softmax in three nests."""
+    for _ in range(8):  # a short chain of views; bounded so a cycle cannot hang
+        dim = _dim_of(v)
+        if dim is None:
+            return v
+        memref, index = dim
+        owner = memref.owner
+        if isinstance(owner, ir.Block) or owner.name not in _SIZED:
+            return v
+        shape = ir.MemRefType(memref.type).shape
+        if index >= len(shape) or not ir.ShapedType.is_dynamic_size(shape[index]):
+            return v
+        position = sum(ir.ShapedType.is_dynamic_size(d) for d in shape[:index])
+        first = 1 if owner.name == "memref.expand_shape" else 0  # the source comes first
+        v = owner.operands[first + position]
+    return v
+
+
 def _same_value(x: ir.Value, y: ir.Value) -> bool:
     """`x` and `y` are equal: one value, equal constants, or the same dim of one memref (each
-    vectorized generic reads its own `memref.dim` of a dynamic size; no cse ran yet)."""
+    vectorized generic reads its own `memref.dim` of a dynamic size; no cse ran yet), or sizes
+    made from one value (`_size_source`)."""
     if x == y:
         return True
     if constant_int(x) is not None:
         return constant_int(x) == constant_int(y)
     dim = _dim_of(x)
-    return dim is not None and dim == _dim_of(y)
+    if dim is not None and dim == _dim_of(y):
+        return True
+    sx, sy = _size_source(x), _size_source(y)
+    if sx == sy:
+        return True
+    dim = _dim_of(sx)
+    return dim is not None and dim == _dim_of(sy)
 
 
 def _same_space(a: ir.Operation, b: ir.Operation) -> bool:

@@ -164,3 +164,43 @@ func.func @other_dims(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
   memref.dealloc %a : memref<?xf32>
   return
 }
+
+// -----
+
+// Sizes made from one value: a nest bounded by the dim of a buffer alloc(%n), then one bounded
+// by the dim of its view expand_shape(.., output_shape [%n, ..]) (different memrefs):
+// both dims resolve to %n (sdpa's softmax buffers and scores), so the nests fuse.
+// CHECK-LABEL: func.func @sizes_from_one_value
+// CHECK: scf.parallel
+// CHECK: memref.store
+// CHECK: vector.reduction <maximumf>
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+func.func @sizes_from_one_value(%x: memref<?x64xf32>) -> memref<?x1xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %ninf = arith.constant dense<0xFF800000> : vector<32xf32>
+  %n = memref.dim %x, %c0 : memref<?x64xf32>
+  %flat = memref.alloc(%n) {alignment = 64 : i64} : memref<?xf32>
+  %max = memref.expand_shape %flat [[0, 1]] output_shape [%n, 1] : memref<?xf32> into memref<?x1xf32>
+  %n1 = memref.dim %flat, %c0 : memref<?xf32>
+  scf.parallel (%i) = (%c0) to (%n1) step (%c1) {
+    memref.store %zero, %max[%i, %c0] : memref<?x1xf32>
+    scf.reduce
+  }
+  %n2 = memref.dim %max, %c0 : memref<?x1xf32>
+  scf.parallel (%i) = (%c0) to (%n2) step (%c1) {
+    %v = scf.for %j = %c0 to %c64 step %c32 iter_args(%acc = %ninf) -> (vector<32xf32>) {
+      %l = vector.load %x[%i, %j] : memref<?x64xf32>, vector<32xf32>
+      %m = arith.maximumf %acc, %l : vector<32xf32>
+      scf.yield %m : vector<32xf32>
+    }
+    %r = vector.reduction <maximumf>, %v : vector<32xf32> into f32
+    memref.store %r, %max[%i, %c0] : memref<?x1xf32>
+    scf.reduce
+  }
+  return %max : memref<?x1xf32>
+}

@@ -81,3 +81,31 @@ def test_dynamic_row_length(tmp_path):
     for b, n in ((1, 1), (2, 7), (3, 33)):
         y = torch.randn(b, 3, n, n)
         torch.testing.assert_close(compiled(y), _Scores()(y))
+
+
+class _Attention(torch.nn.Module):
+    def forward(self, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v)
+
+
+def test_attention_softmax_rows_fuse_across_buffers(tmp_path):
+    """The sum and max buffers of sdpa's softmax are alloc(%b, %s) and the scores a view with
+    output_shape [%b, 8, %s, %s]: their nests' bounds are `memref.dim`s of different memrefs
+    made from the same sizes, so the max, exp, sum and scale passes fuse into one nest."""
+    torch.manual_seed(0)
+    b, s = Dim("b", max=64), Dim("s", max=512)
+    ex = tuple(torch.randn(2, 8, 16, 64) for _ in range(3))
+    compiled = aten_mlir.compile(
+        export(_Attention(), ex, dynamic_shapes=tuple({0: b, 2: s} for _ in range(3))),
+        target="cpu",
+        dump_dir=tmp_path,
+        cache=False,
+    )
+    text = _loops(tmp_path)
+    bodies = re.split(r"func\.func ", text)
+    softmax = [f for f in bodies if "math.exp" in f]
+    assert len(softmax) == 1, text  # the exp nest also holds both reductions
+    assert "<maxsi>" in softmax[0] and "<add>" in softmax[0], softmax[0]
+    for n, m in ((1, 1), (2, 7), (1, 33), (3, 100)):
+        args = tuple(torch.randn(n, 8, m, 64) for _ in range(3))
+        torch.testing.assert_close(compiled(*args), _Attention()(*args), atol=1e-5, rtol=1e-5)
