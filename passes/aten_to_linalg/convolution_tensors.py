@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
+from ..ir import reassociation
 from .builder import PARALLEL, LoweringRewriter, tensor_type
 
 Size = int | ir.Value
@@ -136,19 +137,12 @@ def insert_slice(rw, x, dest, offsets, strides=None) -> ir.Value:
         return tensor.insert_slice(x, dest, doff, dsz, dst, soff, ssz, sst)
 
 
-def _reassociation(groups: Sequence[Sequence[int]]) -> ir.ArrayAttr:
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get(
-        [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups]
-    )
-
-
 def expand(rw, x: ir.Value, groups: Sequence[Sequence[int]], shape: Sequence[Size]) -> ir.Value:
     """`tensor.expand_shape` of `x` to `shape` (mixed sizes), dims grouped by `groups`."""
     e = tensor_type(x).element_type
     dyn, static = _mixed(rw, shape, DYN)
     with rw.at():
-        return tensor.expand_shape(ttype(shape, e), x, _reassociation(groups), dyn, static)
+        return tensor.expand_shape(ttype(shape, e), x, reassociation(groups), dyn, static)
 
 
 def collapse(rw, x: ir.Value, groups: Sequence[Sequence[int]]) -> ir.Value:
@@ -159,7 +153,7 @@ def collapse(rw, x: ir.Value, groups: Sequence[Sequence[int]]) -> ir.Value:
         shape.append(DYN if any(t.is_dynamic_dim(d) for d in g) else _prod(dims))
     with rw.at():
         rt = ir.RankedTensorType.get(shape, t.element_type)
-        return tensor.collapse_shape(rt, x, _reassociation(groups))
+        return tensor.collapse_shape(rt, x, reassociation(groups))
 
 
 def _prod(values):

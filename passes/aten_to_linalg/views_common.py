@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
+from ..ir import reassociation
 from .builder import PARALLEL, LoweringRewriter, has_storage_type, tensor_type, to_storage
 
 DYN = ir.ShapedType.get_dynamic_size()
@@ -273,7 +274,7 @@ def collapse(rw, x: ir.Value, groups: Sequence[Sequence[int]]) -> ir.Value:
         return x
     t = _group_type(rw.sizes(x), groups, tensor_type(x).element_type)
     with rw.at():
-        return tensor.CollapseShapeOp(t, x, _reassoc(groups)).result
+        return tensor.CollapseShapeOp(t, x, reassociation(groups)).result
 
 
 def expand(rw, x: ir.Value, groups, result: ir.RankedTensorType, sizes: Sequence[Size]):
@@ -287,14 +288,7 @@ def expand(rw, x: ir.Value, groups, result: ir.RankedTensorType, sizes: Sequence
     x = cast_to(rw, x, _group_type(sizes, groups, result.element_type))
     dynamic, static = _mixed(rw, sizes)
     with rw.at():
-        return tensor.ExpandShapeOp(result, x, _reassoc(groups), dynamic, static).result
-
-
-def _reassoc(groups) -> ir.ArrayAttr:
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get(
-        [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, i) for i in g]) for g in groups]
-    )
+        return tensor.ExpandShapeOp(result, x, reassociation(groups), dynamic, static).result
 
 
 def unit_groups(rank: int, dropped: Sequence[int]) -> list[list[int]]:

@@ -7,11 +7,13 @@
 - `conventions`: what a pass and the driver agree on: bool and unsigned tensors stored as
   signless ints (`storage_type`), the `aten.glue` attribute of outlined glue functions (`GLUE`).
 - `monomials`: sizes as monomials over symbolic sizes, for matching partly dynamic reshapes.
+- `attributes`: attributes several passes build (`reassociation`).
 
 May import: `mlir` only (no module of `aten_mlir`): everything else in `passes/` and
 `backends/` imports from here, so nothing here may import them back.
 """
 
+from .attributes import reassociation
 from .conventions import (
     GLUE,
     has_storage_type,
@@ -36,6 +38,7 @@ __all__ = [
     "is_unsigned_type",
     "nested_ops",
     "outside_uses",
+    "reassociation",
     "storage_type",
     "view_root",
     "walked_ops",

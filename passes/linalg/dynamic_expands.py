@@ -31,7 +31,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from ..ir import walked_ops
+from ..ir import reassociation, walked_ops
 from ..ir.monomials import Mono, divides, mul
 from ..registry import ModulePass, register_pass
 from .full_slices import fold_full_slices
@@ -179,13 +179,6 @@ def output_sizes(op: ir.Operation) -> list:
     return [next(dynamic) if s == _DYN else s for s in static]
 
 
-def _reassociation(groups: list[list[int]]) -> ir.ArrayAttr:
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get(
-        [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups]
-    )
-
-
 def _regroup(op: ir.Operation) -> ir.Value | None:
     """An expand of a collapse, regrouped by matching products (None: the sizes do not match,
     or a group would still hold two dynamic sizes)."""
@@ -212,11 +205,11 @@ def _regroup(op: ir.Operation) -> ir.Value | None:
         mid = x
         if any(len(gi) > 1 for gi, _ in groups):
             mid_t = ir.RankedTensorType.get(mid_shape, x_t.element_type)
-            mid = tensor.CollapseShapeOp(mid_t, x, _reassociation([g for g, _ in groups])).result
+            mid = tensor.CollapseShapeOp(mid_t, x, reassociation([g for g, _ in groups])).result
         dynamic = [s for s in sizes if isinstance(s, ir.Value)]
         static = [s if isinstance(s, int) else _DYN for s in sizes]
         return tensor.ExpandShapeOp(
-            result, mid, _reassociation([g for _, g in groups]), dynamic, static
+            result, mid, reassociation([g for _, g in groups]), dynamic, static
         ).result
 
 

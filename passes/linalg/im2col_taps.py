@@ -16,6 +16,8 @@ import itertools
 from mlir import ir
 from mlir.dialects import tensor
 
+from ..ir import reassociation
+
 # Above this many taps the generic copy stays (one copy op per tap).
 MAX_TAP_COPIES = 32
 DYN = ir.ShapedType.get_dynamic_size()
@@ -70,13 +72,6 @@ def tap_copies(
     reads = [read for read, *_ in accesses]
     if len(set(taps)) != len(taps) or [d for d in col_dims if d not in taps] != reads:
         return None
-    if (
-        not all(isinstance(n, int) for n in sizes)
-        or not ir.RankedTensorType(x.type).has_static_shape
-    ):
-        # `?` sizes: the loops stage's copy of a rank-5 view with `?` strides read the wrong
-        # elements (test_dynamic_batch_and_image got NaN): the generic copy stays
-        return None
     if accesses[-1][1] != 1:
         return None  # a strided row: its slice copy runs one element at a time, slower still
     extent = dict(zip(col_dims, sizes))
@@ -103,7 +98,30 @@ def tap_copies(
         dest_sizes = [1 if d in at else extent[d] for d in col_dims]
         dest_dyn, dest_static = _mixed(dest_sizes)
         dest_offsets = [at.get(d, 0) for d in col_dims]
+        # the piece given cols' rank (the taps' unit dims made explicit) before the insert: a
+        # rank-reducing insert leaves which unit dims were dropped to inference, and with `?`
+        # strides the bufferized subview dropped the wrong ones (read the wrong elements)
+        full = tensor.expand_shape(
+            ir.RankedTensorType.get(dest_static, element),
+            piece,
+            reassociation(_unit_groups(col_dims, set(taps))),
+            dest_dyn,
+            dest_static,
+        )
         cols = tensor.insert_slice(
-            piece, cols, [], dest_dyn, [], dest_offsets, dest_static, [1] * len(col_dims)
+            full, cols, [], dest_dyn, [], dest_offsets, dest_static, [1] * len(col_dims)
         )
     return cols
+
+
+def _unit_groups(col_dims, taps: set) -> list[list[int]]:
+    """Per read dim of the piece, the positions of cols it expands to: itself and the tap
+    (unit) dims before it; taps after the last read dim join the last group."""
+    groups, pending = [], []
+    for position, d in enumerate(col_dims):
+        pending.append(position)
+        if d not in taps:
+            groups.append(pending)
+            pending = []
+    groups[-1].extend(pending)
+    return groups

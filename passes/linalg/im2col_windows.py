@@ -23,7 +23,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from ..ir import nested_ops
+from ..ir import nested_ops, reassociation
 from ..registry import ModulePass, register_pass
 from .generics import indexing_maps, loop_extent, map_dims
 from .im2col_taps import tap_copies
@@ -194,13 +194,6 @@ def _groups(dims: list[int], run: list[int]) -> list[list[int]]:
     return groups
 
 
-def _reassociation(groups) -> ir.ArrayAttr:
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get(
-        [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups]
-    )
-
-
 def _collapse(v: ir.Value, groups) -> ir.Value:
     t = ir.RankedTensorType(v.type)
     shape = []
@@ -209,7 +202,7 @@ def _collapse(v: ir.Value, groups) -> ir.Value:
         dynamic = any(t.is_dynamic_dim(d) for d in g)
         shape.append(ir.ShapedType.get_dynamic_size() if dynamic else prod(sizes))
     result = ir.RankedTensorType.get(shape, t.element_type)
-    return tensor.collapse_shape(result, v, _reassociation(groups))
+    return tensor.collapse_shape(result, v, reassociation(groups))
 
 
 def _expand(v: ir.Value, like: ir.Value, groups) -> ir.Value:
@@ -220,7 +213,7 @@ def _expand(v: ir.Value, like: ir.Value, groups) -> ir.Value:
         for d in range(t.rank)
         if t.is_dynamic_dim(d)
     ]
-    return tensor.expand_shape(t, v, _reassociation(groups), dynamic, t.shape)
+    return tensor.expand_shape(t, v, reassociation(groups), dynamic, t.shape)
 
 
 def _rewrite(op, plan: _Plan) -> None:

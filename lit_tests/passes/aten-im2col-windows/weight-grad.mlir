@@ -89,18 +89,23 @@ func.func @too_large_to_copy(%go: tensor<64x1x256x56x56xf32>, %x: tensor<64x1x25
 
 // -----
 
-// Stride 1, static: the windows copy is one slice copy per tap (each row a unit-stride run of
-// the input, which the loops stage copies as vectors), into cols[n, g, c, kh, kw, oh, ow].
+// Stride 1: the windows copy is one slice copy per tap (each row a unit-stride run of the
+// input, which the loops stage copies as vectors), into cols[n, g, c, kh, kw, oh, ow]; each
+// piece is expanded to cols' rank first (the taps' unit dims explicit: a rank-reducing insert
+// left the dropped dims to inference, wrong with `?` strides).
 // CHECK-LABEL: func.func @weight_grad_stride1
 // CHECK-NOT: linalg.generic {{.*}}outs(%{{.+}} : tensor<2x1x3x2x2x4x4xf32>)
 // CHECK: %[[E:.+]] = tensor.empty() : tensor<2x1x3x2x2x4x4xf32>
 // CHECK: %[[S0:.+]] = tensor.extract_slice %arg1[0, 0, 0, 0, 0] [2, 1, 3, 4, 4] [1, 1, 1, 1, 1]
-// CHECK: %[[C0:.+]] = tensor.insert_slice %[[S0]] into %[[E]][0, 0, 0, 0, 0, 0, 0] [2, 1, 3, 1, 1, 4, 4]
+// CHECK: %[[X0:.+]] = tensor.expand_shape %[[S0]] {{\[}}[0], [1], [2], [3, 4, 5], [6]] output_shape [2, 1, 3, 1, 1, 4, 4]
+// CHECK: %[[C0:.+]] = tensor.insert_slice %[[X0]] into %[[E]][0, 0, 0, 0, 0, 0, 0] [2, 1, 3, 1, 1, 4, 4]
 // CHECK: %[[S1:.+]] = tensor.extract_slice %arg1[0, 0, 0, 0, 2] [2, 1, 3, 4, 4] [1, 1, 1, 1, 1]
-// CHECK: tensor.insert_slice %[[S1]] into %[[C0]][0, 0, 0, 0, 1, 0, 0] [2, 1, 3, 1, 1, 4, 4]
+// CHECK: %[[X1:.+]] = tensor.expand_shape %[[S1]]
+// CHECK: tensor.insert_slice %[[X1]] into %[[C0]][0, 0, 0, 0, 1, 0, 0] [2, 1, 3, 1, 1, 4, 4]
 // CHECK: tensor.extract_slice %arg1[0, 0, 0, 2, 0]
 // CHECK: %[[S3:.+]] = tensor.extract_slice %arg1[0, 0, 0, 2, 2]
-// CHECK: %[[C3:.+]] = tensor.insert_slice %[[S3]] into %{{.+}}[0, 0, 0, 1, 1, 0, 0]
+// CHECK: %[[X3:.+]] = tensor.expand_shape %[[S3]]
+// CHECK: %[[C3:.+]] = tensor.insert_slice %[[X3]] into %{{.+}}[0, 0, 0, 1, 1, 0, 0]
 // CHECK: tensor.collapse_shape %[[C3]] {{\[}}[0], [1], [2, 3, 4], [5, 6]] : tensor<2x1x3x2x2x4x4xf32> into tensor<2x1x12x16xf32>
 #go3 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, i, oh, ow)>
 #x3 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, j, oh + kh * 2, ow + kw * 2)>
