@@ -137,7 +137,7 @@ def _compile_graph(options: BackendOptions, kind: str, gm, example_inputs):
     if options.target == "cpu":  # joined before any compile (or fork) runs beside it
         from aten_mlir.backends import warm_up
 
-        warm_up.wait(options.cache_dir)
+        warm_up.wait()
     dump_dir = Path(options.dump_dir) / f"{number}-{kind}" if options.dump_dir else None
     try:
         ep, plan = exported_from_graph(gm)

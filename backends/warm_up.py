@@ -5,10 +5,10 @@ A cache directory's first native build compiles two C files with `cc`: the runti
 object (`link._support_object`) and the thread pool (`threads._open`), ~0.2 s each, on the
 critical path of the first graph (ahead of its link and its load). The backend starts them at
 its entry (`start(cache_dir)`), in a thread whose `cc` subprocesses run on another core while
-this one traces the model; `wait()` joins it before the first graph's `compile()`, so no
-compile (nor the fork of the isolated lowering) ever runs beside it. Both go through
-`checked_artifact`: built atomically, hash-checked, reused when already there. A failure here is
-ignored: the compile's own link builds the file again and reports its error as usual.
+this one traces the model; `wait()` joins it (and any other directory's) before each graph's
+`compile()`, so no compile (nor the fork of the isolated lowering) ever runs beside it. Both go
+through `checked_artifact`: built atomically, hash-checked, reused when already there. A failure
+here is ignored: the compile's own link builds the file again and reports its error as usual.
 """
 
 from __future__ import annotations
@@ -36,13 +36,13 @@ def start(cache_dir: str | Path | None) -> None:
     thread.start()
 
 
-def wait(cache_dir: str | Path | None) -> None:
-    """Returns once `cache_dir`'s background build (if one was started) is done."""
-    from aten_mlir.backends.cpu.cache import cache_directory
-
+def wait() -> None:
+    """Returns once every background build started in this process is done: all of them, not
+    only the directory about to be used, so no build thread runs when a compile forks its
+    isolated lowering."""
     with _lock:
-        thread = _started.get(cache_directory(cache_dir))
-    if thread is not None:
+        running = list(_started.values())
+    for thread in running:
         thread.join()
 
 

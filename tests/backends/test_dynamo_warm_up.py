@@ -18,7 +18,7 @@ def _artifacts(directory):
 def test_builds_the_pool_and_the_support_object_once(tmp_path):
     warm_up.start(tmp_path)
     warm_up.start(tmp_path)  # a second start of the same directory is a no-op
-    warm_up.wait(tmp_path)
+    warm_up.wait()
     names = _artifacts(tmp_path)
     assert any(n.startswith("threads-") and n.endswith(".so") for n in names), names
     assert any(n.startswith("runtime_support-") and n.endswith(".o") for n in names), names
@@ -56,6 +56,5 @@ def test_a_failing_build_is_silent_and_left_to_the_compile(tmp_path, monkeypatch
 
     monkeypatch.setattr(threads, "_compile", broken)
     warm_up.start(tmp_path)
-    warm_up.wait(tmp_path)  # no exception
+    warm_up.wait()  # no exception
     assert not any(n.startswith("threads-") for n in _artifacts(tmp_path))
-    warm_up.wait(tmp_path / "never-started")  # nothing to join
