@@ -35,6 +35,7 @@ from .amx_conv import amx_conv_emitter
 from .conv import Im2colEmitter
 from .conv_batch import batched_im2col_emitter
 from .dot_kernel import DotKernel
+from .fold_rows import fold_rows
 from .kernel_choice import KernelChoice, PanelChoice, kernel_choice_emitter, packs_b
 from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride, zero_fill_before
 from .narrow_dot import narrow_dot_emitter
@@ -265,6 +266,7 @@ class VectorizeContractions(ModulePass):
                     stage_c(op)
                 if match(op) is None:
                     stage_a_along_k(op, match)
+                fold_rows(op, match)
         found = [c for c in map(match, nested_ops(module_op)) if c is not None]
         if not found:
             return
