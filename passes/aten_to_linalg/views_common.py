@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from ..ir import reassociation
+from ..ir import reassociation, unit_groups  # noqa: F401 (views.py's, re-exported)
 from .builder import PARALLEL, LoweringRewriter, has_storage_type, tensor_type, to_storage
 
 DYN = ir.ShapedType.get_dynamic_size()
@@ -289,21 +289,6 @@ def expand(rw, x: ir.Value, groups, result: ir.RankedTensorType, sizes: Sequence
     dynamic, static = _mixed(rw, sizes)
     with rw.at():
         return tensor.ExpandShapeOp(result, x, reassociation(groups), dynamic, static).result
-
-
-def unit_groups(rank: int, dropped: Sequence[int]) -> list[list[int]]:
-    """Reassociation keeping the dims not in `dropped` (static size-1 dims join a neighbour)."""
-    kept = [d for d in range(rank) if d not in dropped]
-    if not kept:
-        return []
-    groups, pending = [], []
-    for d in range(rank):
-        pending.append(d)
-        if d not in dropped:
-            groups.append(pending)
-            pending = []
-    groups[-1].extend(pending)
-    return groups
 
 
 def gather(

@@ -7,13 +7,12 @@
 - `conventions`: what a pass and the driver agree on: bool and unsigned tensors stored as
   signless ints (`storage_type`), the `aten.glue` attribute of outlined glue functions (`GLUE`).
 - `monomials`: sizes as monomials over symbolic sizes, for matching partly dynamic reshapes.
-- `attributes`: attributes several passes build (`reassociation`).
+- `reshapes`: collapse/expand_shape groups (`reassociation`, `unit_groups`).
 
 May import: `mlir` only (no module of `aten_mlir`): everything else in `passes/` and
 `backends/` imports from here, so nothing here may import them back.
 """
 
-from .attributes import reassociation
 from .conventions import (
     GLUE,
     has_storage_type,
@@ -22,6 +21,7 @@ from .conventions import (
     storage_type,
 )
 from .memory import MEMREF_ALIASES, MEMREF_VIEWS, PURE_PREFIXES, constant_int, is_pure, view_root
+from .reshapes import reassociation, unit_groups
 from .walk import defined_functions, function_blocks, nested_ops, outside_uses, walked_ops
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "outside_uses",
     "reassociation",
     "storage_type",
+    "unit_groups",
     "view_root",
     "walked_ops",
 ]

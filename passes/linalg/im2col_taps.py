@@ -16,14 +16,14 @@ import itertools
 from mlir import ir
 from mlir.dialects import tensor
 
-from ..ir import reassociation
+from ..ir import reassociation, unit_groups
 
 # Above this many taps the generic copy stays (one copy op per tap).
 MAX_TAP_COPIES = 32
 DYN = ir.ShapedType.get_dynamic_size()
 
 
-def _dim_of(e: ir.AffineExpr) -> tuple[int, int] | None:
+def dim_term(e: ir.AffineExpr) -> tuple[int, int] | None:
     """(dim, coefficient) of `d` or `d * c` (c > 0)."""
     if isinstance(e, ir.AffineDimExpr):
         return ir.AffineDimExpr(e).position, 1
@@ -39,13 +39,13 @@ def _dim_of(e: ir.AffineExpr) -> tuple[int, int] | None:
 def _access(e: ir.AffineExpr, tap_dims: set[int]):
     """(read dim, its stride, tap dim or None, tap coefficient) of one result of `x`'s map:
     `d` or `r * s + p * c` with `r` read along and `p` one of `tap_dims`."""
-    term = _dim_of(e)
+    term = dim_term(e)
     if term is not None:
         return (term[0], 1, None, 0) if term[1] == 1 else None
     if not isinstance(e, ir.AffineAddExpr):
         return None
     add = ir.AffineAddExpr(e)
-    a, b = _dim_of(add.lhs), _dim_of(add.rhs)
+    a, b = dim_term(add.lhs), dim_term(add.rhs)
     if a is None or b is None or (a[0] in tap_dims) == (b[0] in tap_dims):
         return None
     tap, read = (a, b) if a[0] in tap_dims else (b, a)
@@ -89,6 +89,7 @@ def tap_copies(
         [n if isinstance(n, int) else DYN for n in piece_shape], element
     )
     read_dyn, read_static = _mixed(piece_shape)
+    tap_positions = [i for i, d in enumerate(col_dims) if d in taps]
     cols = init
     for values in itertools.product(*[range(n) for n in tap_sizes]):
         at = dict(zip(taps, values))
@@ -104,7 +105,7 @@ def tap_copies(
         full = tensor.expand_shape(
             ir.RankedTensorType.get(dest_static, element),
             piece,
-            reassociation(_unit_groups(col_dims, set(taps))),
+            reassociation(unit_groups(len(col_dims), tap_positions)),
             dest_dyn,
             dest_static,
         )
@@ -112,16 +113,3 @@ def tap_copies(
             full, cols, [], dest_dyn, [], dest_offsets, dest_static, [1] * len(col_dims)
         )
     return cols
-
-
-def _unit_groups(col_dims, taps: set) -> list[list[int]]:
-    """Per read dim of the piece, the positions of cols it expands to: itself and the tap
-    (unit) dims before it; taps after the last read dim join the last group."""
-    groups, pending = [], []
-    for position, d in enumerate(col_dims):
-        pending.append(position)
-        if d not in taps:
-            groups.append(pending)
-            pending = []
-    groups[-1].extend(pending)
-    return groups

@@ -26,7 +26,7 @@ from mlir.dialects import arith, linalg, tensor
 from ..ir import nested_ops, reassociation
 from ..registry import ModulePass, register_pass
 from .generics import indexing_maps, loop_extent, map_dims
-from .im2col_taps import tap_copies
+from .im2col_taps import dim_term, tap_copies
 
 PARALLEL = linalg.IteratorType.parallel
 # The largest copy of the windows made (its static part): a batch-32 ResNet-50 stage-1 weight
@@ -59,25 +59,12 @@ class Im2colWindows(ModulePass):
                     _rewrite(op, plan)
 
 
-def _term(e: ir.AffineExpr) -> tuple[int, int] | None:
-    """(dim, coefficient) of `d` or `d * c`."""
-    if isinstance(e, ir.AffineDimExpr):
-        return ir.AffineDimExpr(e).position, 1
-    if isinstance(e, ir.AffineMulExpr):
-        m = ir.AffineMulExpr(e)
-        for a, b in ((m.lhs, m.rhs), (m.rhs, m.lhs)):
-            if isinstance(a, ir.AffineDimExpr) and isinstance(b, ir.AffineConstantExpr):
-                c = ir.AffineConstantExpr(b).value
-                return (ir.AffineDimExpr(a).position, c) if c > 0 else None
-    return None
-
-
 def _window(e: ir.AffineExpr) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """The two terms of `d0 * c0 + d1 * c1`."""
     if not isinstance(e, ir.AffineAddExpr):
         return None
     add = ir.AffineAddExpr(e)
-    a, b = _term(add.lhs), _term(add.rhs)
+    a, b = dim_term(add.lhs), dim_term(add.rhs)
     return (a, b) if a and b else None
 
 
@@ -127,7 +114,7 @@ def _split_windows(e_list, iters):
     result is neither a dim nor a window `r * s + p * d` (r reduced, p parallel)."""
     plain, reduced, taps = [], [], []
     for e in e_list:
-        term, window = _term(e), _window(e)
+        term, window = dim_term(e), _window(e)
         if term is not None and term[1] == 1:
             plain.append(term[0])
         elif window is not None:
@@ -226,7 +213,7 @@ def _rewrite(op, plan: _Plan) -> None:
     position = {d: i for i, d in enumerate(col_dims)}
 
     def moved(e):
-        term = _term(e)
+        term = dim_term(e)
         if term is not None and term[1] == 1:
             return ir.AffineDimExpr.get(position[term[0]])
         (d0, c0), (d1, c1) = _window(e)
