@@ -16,19 +16,13 @@ from types import SimpleNamespace
 from mlir import ir
 from mlir.dialects import memref
 
+from aten_mlir.passes.ir import reassociation
+
 from .kernels import zero_fill_before
 from .vectorize_plan import is_identity_layout
 
 # off: each batch row its own product, as before (for A/B timing)
 ENABLED = True
-
-
-def _reassociation(groups: list[list[int]]) -> ir.ArrayAttr:
-    # local: the shared helper in passes/ir is being moved by another change
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get(
-        [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups]
-    )
 
 
 def _plain_dims(m: ir.AffineMap) -> list[int] | None:
@@ -64,7 +58,7 @@ def _collapse(value: ir.Value, axis: int) -> ir.Value:
     result = ir.MemRefType.get(shape, t.element_type, layout, t.memory_space)
     groups = [[i] for i in range(axis)] + [[axis, axis + 1]]
     groups += [[i] for i in range(axis + 2, t.rank)]
-    return memref.collapse_shape(result, value, _reassociation(groups))
+    return memref.collapse_shape(result, value, reassociation(groups))
 
 
 def _pair(a: list[int], c: list[int], b: list[int]) -> tuple[int, int] | None:
