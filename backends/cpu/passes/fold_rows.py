@@ -122,6 +122,11 @@ def fold_rows(op: ir.Operation, match) -> bool:
         return False
     if any(not isinstance(v.type, ir.MemRefType) for v in op.operands) or match(op) is None:
         return False
+    # f32 FMA products only: a bf16/f16 product's AMX kernel applies the elementwise generic
+    # reading its f32 C (bias, GELU, rounding) as its epilogue, matched on C itself; a folded C
+    # is read back through a view, and the epilogue was left out
+    if not isinstance(ir.MemRefType(op.operands[0].type).element_type, ir.F32Type):
+        return False
     # the folded product is the same contraction with one row dim less (its n and k dims keep
     # their layouts), which `match` takes too; were it not, the views are still exact and the
     # product runs as loops
