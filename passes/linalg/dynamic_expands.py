@@ -31,7 +31,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from ..ir import reassociation, walked_ops
+from ..ir import constant_int, reassociation, walked_ops
 from ..ir.monomials import Mono, divides, mul
 from ..registry import ModulePass, register_pass
 from .full_slices import fold_full_slices
@@ -50,14 +50,6 @@ def multi_dynamic(op: ir.Operation) -> bool:
     """An expand_shape group with more than one dynamic result size."""
     result = ir.ShapedType(op.results[0].type)
     return any(sum(result.is_dynamic_dim(d) for d in g) > 1 for g in _groups(op))
-
-
-def _const(v: ir.Value) -> int | None:
-    owner = v.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return None
-    attr = owner.attributes["value"]
-    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
 
 
 def _resolved_dim(v: ir.Value, d: int) -> ir.Value | int:
@@ -124,7 +116,7 @@ class _Symbols:
         if isinstance(s, int):
             return s, ()
         if isinstance(s, ir.Value):
-            c = _const(s)
+            c = constant_int(s)
             if c is not None:
                 return c, ()
             owner = s.owner
@@ -132,7 +124,7 @@ class _Symbols:
                 a, b = (self.mono(o) for o in owner.operands)
                 return a[0] * b[0], tuple(sorted(a[1] + b[1]))
             if not isinstance(owner, ir.Block) and owner.name == "tensor.dim":
-                d = _const(owner.operands[1])
+                d = constant_int(owner.operands[1])
                 if d is not None:
                     return self.mono(_resolved_dim(owner.operands[0], d))
         return 1, (self.key(s),)

@@ -25,7 +25,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, builtin, func, llvm, scf
 
-from aten_mlir.passes.ir import defined_functions, nested_ops
+from aten_mlir.passes.ir import constant_int, defined_functions, nested_ops
 from aten_mlir.passes.registry import ModulePass, option, register_pass
 
 from .parallel_deps import iterations_independent
@@ -57,14 +57,6 @@ class _Plan:
     min_shares: int = 0
 
 
-def _int_constant(value: ir.Value) -> int | None:
-    owner = value.owner
-    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
-        return None
-    attr = owner.attributes["value"]
-    return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
-
-
 def _dims(loop: ir.Operation) -> int:
     return 1 if loop.name == "scf.for" else len(loop.regions[0].blocks[0].arguments)
 
@@ -73,7 +65,7 @@ def _static_trips(loop: ir.Operation) -> list:
     d = _dims(loop)
     out = []
     for k in range(d):
-        lb, ub, step = (_int_constant(loop.operands[k + j * d]) for j in range(3))
+        lb, ub, step = (constant_int(loop.operands[k + j * d]) for j in range(3))
         out.append(None if None in (lb, ub, step) or step <= 0 else max(0, -(-(ub - lb) // step)))
     return out
 
