@@ -35,6 +35,7 @@ PASS_MODULES: dict[str, str] = {
     "cpu-contract-row-buffers": "aten_mlir.backends.cpu.passes.row_buffers",
     "cpu-copies-to-generics": "aten_mlir.backends.cpu.passes.copies",
     "cpu-emit-c-interface": "aten_mlir.backends.cpu.passes.c_interface",
+    "cpu-exact-bf16-extrema": "aten_mlir.backends.cpu.passes.bf16_extrema",
     "cpu-fast-math": "aten_mlir.backends.cpu.passes.fast_math",
     "cpu-fuse-row-nests": "aten_mlir.backends.cpu.passes.fuse_row_nests",
     "cpu-narrow-extrema": "aten_mlir.backends.cpu.passes.narrow_extrema",

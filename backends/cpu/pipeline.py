@@ -61,7 +61,9 @@ CPU_STAGES: list[Stage] = [
         "duplicate-function-elimination,cpu-outline-loop-nests,duplicate-function-elimination,"
         "cpu-emit-c-interface,cpu-fast-math,cpu-accurate-math,"
         # arith on bf16 values (a scalar max of a `?` reduction) computed in f32: LLVM would
-        # widen and narrow it with vcvtneps2bf16, which flushes subnormal results to 0
+        # widen and narrow it with vcvtneps2bf16, which flushes subnormal results to 0;
+        # extrema first, whose narrowing is exact (a shift, no rounding)
+        "cpu-exact-bf16-extrema,"
         "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
         # vector f32 -> bf16 as vcvtneps2bf16 (integer rounding for rows with subnormals)
         "cpu-native-bf16-rounding,convert-complex-to-standard,"

@@ -10,8 +10,9 @@ the vector kernels and loop analyses they build on.
   `row_pairs`: `cpu-pair-rows`;
   `parallelize`, `parallel_deps`:
   `cpu-parallelize-loops` (independent outer loops -> thread-pool calls).
-- `outline_nests`, `c_interface`, `fast_math`, `accurate_math`: the llvm stage's
-  `cpu-outline-loop-nests`, `cpu-emit-c-interface`, `cpu-fast-math`, `cpu-accurate-math`.
+- `outline_nests`, `c_interface`, `fast_math`, `accurate_math`, `bf16_extrema`: the llvm
+  stage's `cpu-outline-loop-nests`, `cpu-emit-c-interface`, `cpu-fast-math`,
+  `cpu-accurate-math`, `cpu-exact-bf16-extrema`.
 
 The room may import the pass registry and the shared IR helpers of `aten_mlir.passes`, and
 `mlir`; never `backends/triton`, and nothing of `passes/` imports it. Each pass has its line

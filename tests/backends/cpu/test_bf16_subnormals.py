@@ -30,3 +30,31 @@ def test_bf16_subnormals_are_kept(name, fn, dynamic):
     ep = torch.export.export(Fn(fn), (SUBNORMALS,), dynamic_shapes=shapes)
     compiled = aten_mlir.compile(ep, cache=False)
     assert torch.equal(compiled(SUBNORMALS), fn(SUBNORMALS))
+
+
+# extrema narrow exactly (cpu-exact-bf16-extrema): subnormals, NaN and inf pass through a
+# strided max pool's scalar window loop, an amax, a clamp unchanged
+POOLED = torch.tensor(
+    [1e-40, -2.9e-39, -0.0, 0.0, float("nan"), 3.0, -float("inf"), 5e-39, -1e-40] * 12
+).reshape(1, 4, 3, 9)
+
+
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("max_pool", lambda x: torch.nn.functional.max_pool2d(x, 3, 2, 1)),
+        ("neg_max_pool", lambda x: -torch.nn.functional.max_pool2d(-x, 2, 1)),
+        ("amax", lambda x: torch.amax(x, [1, 3])),
+        ("maximum", lambda x: torch.maximum(x, x.flip(-1))),
+        ("clamp", lambda x: torch.clamp(x, min=-1e-39, max=2e-40)),
+    ],
+)
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_bf16_extrema_are_exact(name, fn, dynamic):
+    x = POOLED.bfloat16()
+    shapes = (({2: Dim.AUTO, 3: Dim.AUTO},),) if dynamic else None
+    ep = torch.export.export(Fn(fn), (x,), dynamic_shapes=shapes)
+    compiled = aten_mlir.compile(ep, cache=False)
+    # exact, NaN where eager has one; -0 and +0 equal (eager's pool keeps the first of equal
+    # values, maximumf orders -0 below +0)
+    torch.testing.assert_close(compiled(x), fn(x), rtol=0, atol=0, equal_nan=True)
