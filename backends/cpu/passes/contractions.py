@@ -42,6 +42,7 @@ from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
 from .row_stream import row_stream_emitter
 from .staging import contiguous_type, stage_a_along_k, stage_c, strided_c
+from .vnni_kernel import vnni_emitter
 
 _CONV = "linalg.conv_2d_nchw_fchw"
 # A dynamic extent when choosing a kernel: a batch of rows, a sequence
@@ -281,6 +282,7 @@ class VectorizeContractions(ModulePass):
                         or batched_im2col_emitter(c.op, types, blocks)
                         or narrow_dot_emitter(c, types, blocks, self.cpu)
                         or amx_emitter(c, types, self.cpu)
+                        or vnni_emitter(c, types, blocks, self.cpu)
                         or row_stream_emitter(c, types, blocks)
                         or kernel_choice_emitter(c, types, blocks)
                     )

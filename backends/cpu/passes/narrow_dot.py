@@ -87,9 +87,12 @@ def narrow_dot_emitter(c: Contraction, types, blocks: Blocking, cpu: str = "") -
     # a dynamic M above FEW_ROWS at run time: the kernel the pass would have chosen
     fallback = None
     if rows is None:
+        from .vnni_kernel import vnni_emitter  # here: vnni_kernel uses this module's _dot
+
         kernel = DotKernel if c.kernel == "dot" else OuterKernel
         fallback = (
             amx_emitter(c, types, cpu)
+            or vnni_emitter(c, types, blocks, cpu, alone=False)
             or kernel_choice_emitter(c, types, blocks)
             or kernel(c, types, blocks)
         )

@@ -19,6 +19,7 @@ def _fma_kernels(monkeypatch):
     """These are the FMA kernels' tests: the AMX tile kernel (its own tests) stays off."""
     monkeypatch.setenv("ATEN_MLIR_AMX", "0")
     monkeypatch.setenv("ATEN_MLIR_NARROW_DOT", "0")  # few-row bf16 products: test_narrow_dot.py
+    monkeypatch.setenv("ATEN_MLIR_VNNI", "0")  # many-row bf16 products: test_vnni_kernel.py
 
 
 def _compile(fn, args, tmp_path, dynamic=None):
