@@ -3,11 +3,17 @@ what it builds, that a compile after it reuses them, and that its failures stay 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import torch
 
 from aten_mlir.backends import dynamo, warm_up
 from aten_mlir.backends.cpu import threads
 from aten_mlir.tests.support.dynamo import fresh_dynamo
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _artifacts(directory):
@@ -58,3 +64,30 @@ def test_a_failing_build_is_silent_and_left_to_the_compile(tmp_path, monkeypatch
     warm_up.start(tmp_path)
     warm_up.wait()  # no exception
     assert not any(n.startswith("threads-") for n in _artifacts(tmp_path))
+
+
+# In a fresh interpreter (the test process may have imported the passes already): which pass
+# modules of the CPU stages are missing before and after `wait()`.
+IMPORT_CHILD = """
+import re, sys
+from aten_mlir.backends import warm_up
+from aten_mlir.backends.cpu.pipeline import CPU_STAGES
+from aten_mlir.pass_table import PASS_MODULES
+named = {
+    module for name, module in PASS_MODULES.items() for s in CPU_STAGES
+    if re.search(rf"(^|[,(]){name}($|[,){{])", s.pipeline)
+}
+before = sorted(m for m in named if m not in sys.modules)
+warm_up.wait()
+print(len(named), len(before), sorted(m for m in named if m not in sys.modules))
+"""
+
+
+def test_wait_imports_the_cpu_stages_passes_before_a_compile_forks():
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORT_CHILD], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    named, missing_before, missing_after = done.stdout.split(" ", 2)
+    assert int(named) > 10 and int(missing_before) > 0  # the child would have imported them
+    assert missing_after.strip() == "[]"
