@@ -8,6 +8,13 @@ calls; code outside any loop runs once per call), compiled without optimization 
 opt's loop passes cost more than linearly in the size of a function, and optimizing the glue
 gains nothing: on GPT-2 small this takes opt + llc from ~7 s to ~0.6 s of CPU time, the run time
 unchanged.
+
+A large module is optimized on every core (`_optimize`): that first pipeline stops after the
+extraction and deduplication (and `forceattrs`, so the glue attributes are in the IR rather
+than in flags naming functions), `llvm-split --preserve-locals` cuts the result into parts that
+keep each kernel with its callers (internal functions stay internal: interprocedural constant
+propagation into a kernel still sees its call sites), and `-O{n}` runs on the parts at once,
+each then compiled by its own `llc`.
 """
 
 from __future__ import annotations
@@ -26,6 +33,10 @@ from .tools import tool as _tool
 # about what they save)
 CODEGEN_PROCESSES = 2
 SPLIT_BYTES = 48 << 10
+# `opt -O{n}` runs on parts at once for modules of OPT_SPLIT_BYTES of LLVM IR text or more (the
+# extra pass over the whole module costs ~0.1 s per MB; a training step's backward module is
+# 1-2 MB and takes opt 1-2 s)
+OPT_SPLIT_BYTES = 384 << 10
 
 # optnone requires noinline (the verifier rejects it alone)
 _GLUE_ATTRS = ("noinline", "optnone")
@@ -66,9 +77,8 @@ def objects(
     llc = [_tool("llvm", "llc"), f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic"]
     tries = [opt_flags(opt_level, functions, glue)]
     while True:
-        opt = [_tool("llvm", "opt"), *tries[-1], *target]
         try:
-            optimized = _run([*opt, "-o", "-"], module_ir)
+            optimized = _optimize(module_ir, tries[-1], target, opt_level, work)
         except NativeBuildError as error:
             # loop-extract makes a function of a loop whose AMX tiles live across its bounds
             # (a product whose m/n loops folded away), and the verifier rejects a function
@@ -76,13 +86,13 @@ def objects(
             if "x86_amx" in str(error) and len(tries) == 1:
                 tries.append(opt_flags(opt_level, [], [], extract=False))
                 continue
-            _add_repro(error, [*opt, "native.ll", "-o", "/dev/null"], module_ir)
+            _add_repro(error)
             raise
         try:
             return _codegen(optimized, [*llc, *target], work)
         except NativeBuildError as error:
             if opt_level == 0 or not str(error).startswith("llc failed") or len(tries) > 1:
-                _add_repro(error, [*llc, *target, "native.bc", "-o", "/dev/null"], optimized)
+                _add_repro(error)
                 raise
             # llc -O3 asserts on some vector code of an optnone function (a v8i16 blend with
             # zero, the masked tail of a loop-free f16 reduction left in the glue, with any
@@ -90,11 +100,54 @@ def objects(
             tries.append(opt_flags(opt_level, [], []))
 
 
-def _add_repro(error: NativeBuildError, command: list[str], data: bytes) -> None:
-    """Sets `error.repro`: `command` on a private copy of `data` (the command's file name
-    argument, `native.ll` or `native.bc`, replaced by that copy's path)."""
+def _optimize(
+    module_ir: bytes, flags: list[str], target: list[str], opt_level: int, work: Path
+) -> list[Path]:
+    """`opt` with `flags` on `module_ir`: the optimized bitcode, one file, or one per part
+    when the module is large and `flags` extract kernels (see the module docstring). A
+    failure carries the opt run that failed (`rerun`)."""
+    opt = _tool("llvm", "opt")
+    optimize = f",default<O{opt_level}>"
+    parts = _processes() if len(module_ir) >= OPT_SPLIT_BYTES else 1
+    if parts == 1 or not flags[0].endswith(optimize):
+        whole = work / "module.bc"
+        _checked_run([opt, *flags, *target, "native.ll", "-o", str(whole)], module_ir)
+        return [whole]
+    prepared = work / "prepared.bc"
+    prepare = [opt, flags[0].removesuffix(optimize) + ",forceattrs", *flags[1:], *target]
+    _checked_run([*prepare, "native.ll", "-o", str(prepared)], module_ir)
+    split = [_tool("llvm", "llvm-split"), f"-j{parts}", "--preserve-locals"]
+    _run([*split, "-o", str(work / "in"), str(prepared)])
+    inputs = [work / f"in{i}" for i in range(parts)]
+    outputs = [work / f"opt{i}.bc" for i in range(parts)]
+    passes = [opt, f"-passes=default<O{opt_level}>", *target]
+    try:
+        _run_all([[*passes, str(i), "-o", str(o)] for i, o in zip(inputs, outputs)])
+    except NativeBuildError as error:
+        error.rerun = ([*passes, "native.bc", "-o", "/dev/null"], inputs[error.index or 0])
+        raise
+    return outputs
+
+
+def _checked_run(command: list[str], data: bytes) -> None:
+    """`command` reading `data` where it names `native.ll` (stdin); a failure carries the
+    command on `data` (`rerun`)."""
+    try:
+        _run([a if a != "native.ll" else "-" for a in command], data)
+    except NativeBuildError as error:
+        error.rerun = ([*command[:-2], "-o", "/dev/null"], data)
+        raise
+
+
+def _add_repro(error: NativeBuildError) -> None:
+    """Sets `error.repro` from `error.rerun`: the command on a private copy of its input (its
+    file name argument, `native.ll` or `native.bc`, replaced by that copy's path)."""
+    if error.rerun is None:
+        return
+    command, data = error.rerun
     name = next(a for a in command if a in ("native.ll", "native.bc"))
     try:
+        data = data.read_bytes() if isinstance(data, Path) else data
         path = Path(tempfile.mkdtemp(prefix="aten_mlir_repro_")) / name
         path.write_bytes(data)
     except OSError:  # no repro rather than a second error hiding the first
@@ -102,22 +155,30 @@ def _add_repro(error: NativeBuildError, command: list[str], data: bytes) -> None
     error.repro = " ".join(str(path) if a == name else a for a in command)
 
 
-def _codegen(bitcode: bytes, llc: list[str], work: Path) -> list[Path]:
-    """`llc` on the optimized module, into objects in `work`. With several cores the module is
-    split by function (`llvm-split --round-robin`, an even share of the kernels each) and the
-    parts compile at once: code generation is the largest step of a large model's cold
-    compile."""
-    whole = work / "module.bc"
-    whole.write_bytes(bitcode)
-    parts = min(CODEGEN_PROCESSES, _cores()) if len(bitcode) >= SPLIT_BYTES else 1
-    inputs = [whole]
+def _codegen(inputs: list[Path], llc: list[str], work: Path) -> list[Path]:
+    """`llc` on the optimized bitcode, into objects in `work`, one process per input at once.
+    One input of several cores' worth is first split by function (`llvm-split --round-robin`,
+    an even share of the kernels each): code generation is the largest step of a large
+    model's cold compile."""
+    given = inputs
+    parts = _processes() if len(inputs) == 1 and inputs[0].stat().st_size >= SPLIT_BYTES else 1
     if parts > 1:
         split = [_tool("llvm", "llvm-split"), f"-j{parts}", "--round-robin"]
-        _run([*split, "-o", str(work / "part"), str(whole)])
+        _run([*split, "-o", str(work / "part"), str(inputs[0])])
         inputs = [work / f"part{i}" for i in range(parts)]
     objects = [path.with_suffix(".o") for path in inputs]
-    _run_all([[*llc, "-o", str(o), str(i)] for i, o in zip(inputs, objects)])
+    try:
+        _run_all([[*llc, "-o", str(o), str(i)] for i, o in zip(inputs, objects)])
+    except NativeBuildError as error:  # the repro: llc on the whole module unless opt split it
+        failed = given[error.index or 0] if len(given) > 1 else given[0]
+        error.rerun = ([*llc, "native.bc", "-o", "/dev/null"], failed)
+        raise
     return objects
+
+
+def _processes() -> int:
+    """Tool processes a build runs at once: one per core, at most CODEGEN_PROCESSES."""
+    return min(CODEGEN_PROCESSES, _cores())
 
 
 def _cores() -> int:

@@ -16,9 +16,13 @@ _HOST_CPU = re.compile(r"Host CPU:\s*(\S+)")
 
 class NativeBuildError(RuntimeError):
     """A build tool failed or is missing, or the built library does not load. `repro`: a
-    command that runs the failing tool again on a private copy of its input."""
+    command that runs the failing tool again on a private copy of its input. `index`: which of
+    `run_all`'s commands failed. `rerun`: the failing command, spelling its input `native.ll`
+    or `native.bc`, and that input (bytes or a file), which `repro` is made from."""
 
     repro: str | None = None
+    index: int | None = None
+    rerun: tuple[list[str], bytes | Path] | None = None
 
 
 @functools.cache
@@ -77,10 +81,13 @@ def run_all(commands: list[list[str]]) -> None:
     except OSError as error:
         raise NativeBuildError(f"cannot run {commands[0][0]}: {error}") from error
     failed = None
-    for command, process in zip(commands, running):
+    for index, (command, process) in enumerate(zip(commands, running)):
         _, stderr = process.communicate()
         if process.returncode != 0 and failed is None:
             message = stderr.decode(errors="replace").strip()
-            failed = f"{Path(command[0]).name} failed ({process.returncode}): {message}"
+            failed = NativeBuildError(
+                f"{Path(command[0]).name} failed ({process.returncode}): {message}"
+            )
+            failed.index = index
     if failed:
-        raise NativeBuildError(failed)
+        raise failed

@@ -175,3 +175,75 @@ def test_a_failing_tool_leaves_a_repro(tmp_path):
     assert command[0].endswith("opt") and Path(command[-3]).read_bytes().startswith(b"define")
     with pytest.raises(native.NativeBuildError, match="opt failed"):
         codegen._run(command)
+
+
+def _split_optimize(text: str, work: Path, monkeypatch) -> list[Path]:
+    """`codegen._optimize` on `text`'s LLVM IR as a large module on two cores."""
+    monkeypatch.setattr(codegen, "OPT_SPLIT_BYTES", 0)
+    monkeypatch.setattr(codegen, "_cores", lambda: 2)
+    functions, glue = native._CIFACE.findall(text), native._GLUE.findall(text)
+    translate = [native._tool("mlir", "mlir-translate"), "--mlir-to-llvmir"]
+    llvm_ir = native._run(translate, text.encode())
+    return codegen._optimize(llvm_ir, codegen.opt_flags(2, functions, glue), [], 2, work)
+
+
+def test_split_optimization_keeps_merged_kernels_and_unoptimized_glue(text, tmp_path, monkeypatch):
+    parts = _split_optimize(text, tmp_path, monkeypatch)
+    assert len(parts) == 2
+    dis = native._tool("llvm", "llvm-dis")
+    texts = [native._run([dis, str(p), "-o", "-"]).decode() for p in parts]
+    functions = {name: attrs for t in texts for name, attrs in defined(t).items()}
+    # every function defined once over the parts, each kernel with all of its callers
+    assert sum(len(defined(t)) for t in texts) == len(functions)
+    for glue in ("layers", "_mlir_ciface_layers", "scalar", "_mlir_ciface_scalar"):
+        assert "optnone" in functions[glue], (glue, functions[glue])
+    kernels = [n for n in functions if ".extracted" in n]
+    assert len(kernels) == 2 and not any("optnone" in functions[k] for k in kernels)
+    for t in texts:  # a kernel called from a part is defined in it: kernels stay internal
+        called = {c for c in re.findall(r"call [^@]*@([\w.]+)\(", t) if ".extracted" in c}
+        assert called <= set(defined(t)), called
+
+
+def test_split_optimization_gives_the_same_results(text, tmp_path, monkeypatch):
+    ran = []
+    run_all = codegen._run_all
+
+    def recording(commands):
+        ran.extend(c[:2] for c in commands)
+        return run_all(commands)
+
+    monkeypatch.setattr(codegen, "OPT_SPLIT_BYTES", 0)
+    monkeypatch.setattr(codegen, "_cores", lambda: 2)
+    monkeypatch.setattr(codegen, "_run_all", recording)
+    lib = compile_llvm_module(text, opt_level=2, cache_dir=tmp_path)
+    assert sum(c[0].endswith("opt") and c[1] == "-passes=default<O2>" for c in ran) == 2
+    assert sum(c[0].endswith("llc") for c in ran) == 2
+    a, b = torch.randn(64), torch.randn(64)
+    s, t = torch.randn(()), torch.randn(())
+    layers = lib.function("layers", ["memref<64xf32>"] * 2, ["memref<64xf32>"])
+    scalar = lib.function("scalar", ["memref<f32>"] * 2, ["memref<f32>"])
+    assert torch.equal(layers(a, b)[0], (a + b + b) * (a + b))
+    assert torch.equal(scalar(s, t)[0], s * t - t)
+
+
+@pytest.mark.parametrize("tool", ["opt", "llc"])
+def test_a_failing_part_leaves_a_repro_of_that_part(text, tmp_path, monkeypatch, tool):
+    run_all = codegen._run_all
+
+    def damaging(commands):  # the second part's input is not bitcode
+        if commands[0][0].endswith(tool):
+            Path(commands[1][-3] if tool == "opt" else commands[1][-1]).write_bytes(b"junk")
+        return run_all(commands)
+
+    monkeypatch.setattr(codegen, "OPT_SPLIT_BYTES", 0)
+    monkeypatch.setattr(codegen, "_cores", lambda: 2)
+    monkeypatch.setattr(codegen, "_run_all", damaging)
+    functions = native._CIFACE.findall(text)
+    translate = [native._tool("mlir", "mlir-translate"), "--mlir-to-llvmir"]
+    llvm_ir = native._run(translate, text.encode())
+    with pytest.raises(native.NativeBuildError, match=f"{tool} failed") as failure:
+        codegen.objects(llvm_ir, [], 2, functions, [], tmp_path)
+    command = failure.value.repro.split()
+    assert command[0].endswith(tool) and Path(command[-3]).read_bytes() == b"junk"
+    with pytest.raises(native.NativeBuildError, match=f"{tool} failed"):
+        codegen._run(command)
