@@ -4,11 +4,13 @@ AOTAutograd trace, so a cold `torch.compile` does not pay for them serially.
 A cache directory's first native build compiles two C files with `cc`: the runtime support
 object (`link._support_object`) and the thread pool (`threads._open`), ~0.2 s each, on the
 critical path of the first graph (ahead of its link and its load). The backend starts them at
-its entry (`start(cache_dir)`), in a thread whose `cc` subprocesses run on another core while
-this one traces the model; `wait()` joins it (and any other directory's) before each graph's
-`compile()`, so no compile (nor the fork of the isolated lowering) ever runs beside it. Both go
-through `checked_artifact`: built atomically, hash-checked, reused when already there. A failure
-here is ignored: the compile's own link builds the file again and reports its error as usual.
+its entry (`start(cache_dir)`; a native build that finds them missing starts them too, beside
+its opt and llc, and `join`s them before its link), in a thread whose `cc` subprocesses run on
+another core while this one traces the model; `wait()` joins it (and any other directory's)
+before each graph's `compile()`, so no compile (nor the fork of the isolated lowering) ever runs
+beside it. Both go through `checked_artifact`: built atomically, hash-checked, reused when
+already there. A failure here is ignored: the compile's own link builds the file again and
+reports its error as usual.
 
 `wait()` also imports, here in the parent, the modules of every pass the CPU stages run
 (`import_passes`). The stages run in a forked child, and what a child imports is gone when it
@@ -40,6 +42,16 @@ def start(cache_dir: str | Path | None) -> None:
         )
         _started[directory] = thread
     thread.start()
+
+
+def join(cache_dir: str | Path | None) -> None:
+    """Returns once `cache_dir`'s background build, if one was started, is done."""
+    from aten_mlir.backends.cpu.cache import cache_directory
+
+    with _lock:
+        thread = _started.get(cache_directory(cache_dir))
+    if thread is not None:
+        thread.join()
 
 
 def wait() -> None:
@@ -78,7 +90,12 @@ _PASS_NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 def _build(directory: Path) -> None:
     from aten_mlir.backends.cpu import link, threads
-    from aten_mlir.backends.cpu.cache import checked_artifact
+    from aten_mlir.backends.cpu.cache import check_writable, checked_artifact
+
+    try:  # created private to its user, as a compile creates it (not by `support/`'s mkdir)
+        check_writable(directory)
+    except OSError:  # the compile warns about it
+        return
 
     def pool() -> None:
         # the name `threads._open` looks for; only built here, loaded by the first compile

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from mlir import ir
 
+from aten_mlir.backends import warm_up
 from aten_mlir.passes.ir import GLUE
 
 from . import codegen, threads
@@ -154,6 +155,7 @@ def compile_llvm_module(
         return NativeLibrary(
             handle, path=entry.so, key=entry.key, functions=functions, from_cache=True
         )
+    _start_support_builds(directory)
     llvm_ir = _translate(source) if llvm_ir is None else llvm_ir
     build = functools.partial(
         _build, llvm_ir, opt_level=opt_level, functions=functions, glue=glue, cpu=cpu_target()
@@ -196,6 +198,16 @@ def _source(module_or_text: ir.Module | str) -> tuple[bytes, list[str], list[str
             elif GLUE in op.operation.attributes:
                 glue.append(name)
     return buffer.getvalue(), functions, glue
+
+
+def _start_support_builds(directory: Path) -> None:
+    """The directory's runtime support object and thread pool, when missing, built by `cc` in
+    a background thread (`warm_up`) while this build runs translate, opt and llc; `_build`
+    joins it before its link. Not for the directory whose pool this process already loaded
+    and whose support object exists: nothing to build there."""
+    if threads._library is not None and any(directory.glob("support/runtime_support-*.o")):
+        return
+    warm_up.start(directory)
 
 
 def _size(path: Path) -> int:
@@ -276,9 +288,12 @@ def _build(
     module_ir = route_allocations(llvm_ir) if _links_support() else llvm_ir
 
     with tempfile.TemporaryDirectory(prefix="aten_mlir_build_") as work:
-        objects = codegen.objects(
-            module_ir + RUNTIME_IR, target, opt_level, functions, glue, Path(work)
-        )
+        try:
+            objects = codegen.objects(
+                module_ir + RUNTIME_IR, target, opt_level, functions, glue, Path(work)
+            )
+        finally:  # the support builds `compile_llvm_module` started: none outlives the build
+            warm_up.join(entry.directory)
         with atomic_path(entry.so) as so:
             link(objects, so, entry.directory)
             digest = file_sha256(so)

@@ -91,3 +91,10 @@ def test_wait_imports_the_cpu_stages_passes_before_a_compile_forks():
     named, missing_before, missing_after = done.stdout.split(" ", 2)
     assert int(named) > 10 and int(missing_before) > 0  # the child would have imported them
     assert missing_after.strip() == "[]"
+
+
+def test_the_directory_it_creates_is_private_to_its_user(tmp_path):
+    warm_up.start(tmp_path / "new")
+    warm_up.wait()
+    assert (tmp_path / "new").stat().st_mode & 0o777 == 0o700
+    assert any(n.startswith("threads-") for n in _artifacts(tmp_path / "new"))

@@ -442,3 +442,27 @@ def test_a_fresh_result_buffer_is_the_tensors_storage_until_its_last_view_goes(a
     for _ in range(50):
         twice(a + 100)
     assert torch.equal(view, torch.tensor([2.0, 4.0, 6.0]))
+
+
+def test_a_fresh_directory_compiles_its_support_beside_the_build_once(tmp_path, monkeypatch):
+    import threading
+
+    from aten_mlir.backends import warm_up
+
+    compiled = []  # (thread name, command) of each cc run compiling runtime_support.c
+    run = link._run
+
+    def recording(command, stdin=None):
+        if "-c" in command:
+            compiled.append((threading.current_thread().name, command))
+        return run(command, stdin)
+
+    monkeypatch.setattr(link, "_run", recording)
+    lib = compile_llvm_module(lower(binary("add", "tensor<33xf32>")), cache_dir=tmp_path)
+    a, b = torch.randn(33), torch.randn(33)
+    add = lib.function("add", ["memref<33xf32>"] * 2, ["memref<33xf32>"])
+    assert torch.equal(add(a, b)[0], a + b)
+    # built once, by the background thread, which the build joined before its link
+    assert [name for name, _ in compiled] == ["aten_mlir-warm-up"], compiled
+    assert not warm_up._started[tmp_path].is_alive()
+    assert list((tmp_path / "support").glob("runtime_support-*.o"))
