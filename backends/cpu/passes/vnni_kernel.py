@@ -42,6 +42,12 @@ from .vnni_pack import WORDS, pack_along_k, pack_along_n
 ROWS, VECTORS = 6, 4
 # C rows per m block: a whole number of ROWS (the f32 kernel's 256 is not)
 PANEL_M = 240
+# k per cache block: C's tiles are loaded and stored once per k block. 1 thread, same process,
+# thread CPU time (eager oneDNN 4.7 / 9.1 / 42.1 ms): mm 1024^3 at 256: 5.07 ms, 512: 4.91,
+# 1024: 4.71; x[512,4096] @ W[1024,4096].T 256: 9.84, 1024: 9.75, 2048: 9.53, 4096: 9.48;
+# mm 2048^3 512: 40.3, 1024: 40.1, 2048: 38.3. A panel (64 columns x 2048 k, 256 KB) then
+# lives in L2, streamed by each tile of an m block; its k loop is 1024 steps of 24 dots.
+BLOCK_K = 2048
 # below this many multiply-adds the panel copy costs more than it saves (as the AMX kernel's)
 MIN_MACS = 32 * 32 * 32
 _GUESS = 64  # a `?` extent, when judging the size
@@ -98,12 +104,12 @@ class VnniKernel(OuterKernel):
     def __init__(self, c: Contraction, types, blocks: Blocking, alone: bool = True):
         self.alone = alone
         blocks = dataclasses.replace(
-            blocks, outer_rows=ROWS, outer_vectors=VECTORS, panel_m=PANEL_M
+            blocks, outer_rows=ROWS, outer_vectors=VECTORS, panel_m=PANEL_M, block_k=BLOCK_K
         )
         super().__init__(c, types, blocks)
         self.bf16 = ir.BF16Type.get()
         self.pairs = ir.VectorType.get([2 * self.lanes], self.bf16)
-        self.nr = VECTORS * self.lanes
+        self.nr = self.blocks.outer_vectors * self.lanes
         self._bf16_zeros: dict[int, ir.Value] = {}
         self._b_along_n = _last_alone(c.index[1], c.n)
 
@@ -144,21 +150,29 @@ class VnniKernel(OuterKernel):
         """OuterKernel's nest, the panels bf16 VNNI pairs (no A strips: A's pairs are read in
         place, a broadcast word each)."""
         c, blocks = self.c, self.blocks
-        m_parts = self._parts(c.m, ROWS, ONE_ROW)
+        m_parts = self._parts(c.m, blocks.outer_rows, ONE_ROW)
         n_parts = self._parts(c.n, self.nr, MASKED)
         k, n = c.extents[c.k], c.extents[c.n]
-        k_rows = blocks.block_k if k is None else min(blocks.block_k, k)
         block_n = self._n_block()
+        # pairs: k's up to block_k, in whole transposed groups (a `?` k: sized at run time,
+        # not block_k's 2 MB for every short k)
+        group = 2 * WORDS
+        if k is None:
+            k_rows = arith.minsi(self.extent(c.k), self.index(blocks.block_k))
+            groups = arith.divui(arith.addi(k_rows, self.index(group - 1)), self.index(group))
+            pairs, sizes = ir.ShapedType.get_dynamic_size(), [arith.muli(groups, self.index(WORDS))]
+        else:
+            pairs, sizes = -(-min(blocks.block_k, k) // group) * WORDS, []
         shape = [
             block_n // self.nr if n is None else min(block_n // self.nr, -(-n // self.nr)),
-            -(-k_rows // (2 * WORDS)) * WORDS,  # pairs, whole transposed groups
+            pairs,
             2 * self.nr,
         ]
         panel_type = ir.MemRefType.get(shape, self.bf16)
         pack = pack_along_n if self._b_along_n else pack_along_k
         n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(block_n))
         with ir.InsertionPoint(n0.body):
-            panels = memref.alloc(panel_type, [], [], alignment=PANEL_ALIGN or None)
+            panels = memref.alloc(panel_type, sizes, [], alignment=PANEL_ALIGN or None)
             k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(blocks.block_k))
             with ir.InsertionPoint(k0.body):
                 bn, bk = n0.induction_variable, k0.induction_variable

@@ -54,16 +54,31 @@ def pack_along_n(e, ivs, panels, bn, bk) -> None:
             p = p_loop.induction_variable
             for j in range(0, nr, WORDS):
                 first = arith.addi(arith.muli(p, e.index(nr)), e.index(j))
-                left = arith.subi(n_left, first)
-                n = arith.addi(bn, first)
-                rows = []
-                for k, width in ((k0, left), (k1, arith.select(second, left, e.index(0)))):
-                    at = e._at(1, {**ivs, c.k: k, c.n: n}, {})
-                    rows.append(_bf16_lanes(e, e.b, at, (width, WORDS)))
+                rows = _row_pair(e, ivs, (k0, k1, second), (bn, first, n_left))
                 pairs = vector.shuffle(rows[0], rows[1], interleave)
                 vector.store(pairs, panels, [p, kp, e.index(2 * j)])
             scf.YieldOp([])
         scf.YieldOp([])
+
+
+def _row_pair(e, ivs, ks, columns) -> list[ir.Value]:
+    """16 columns of B's rows k0 and k1 from n = bn + first on: plain loads inside B, else
+    masked to what is left of n (and nothing of k1 when it is past k: `second` false)."""
+    c, (k0, k1, second), (bn, first, n_left) = e.c, ks, columns
+    left = arith.subi(n_left, first)
+    n = arith.addi(bn, first)
+    half = ir.VectorType.get([WORDS], e.bf16)
+    inside = arith.cmpi(arith.CmpIPredicate.sge, left, e.index(WORDS))
+    branch = scf.IfOp(arith.andi(inside, second), [half] * 2, has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        scf.YieldOp([vector.load(half, e.b, e._at(1, {**ivs, c.k: k, c.n: n}, {})) for k in ks[:2]])
+    with ir.InsertionPoint(branch.else_block):
+        rows = []
+        for k, width in ((k0, left), (k1, arith.select(second, left, e.index(0)))):
+            at = e._at(1, {**ivs, c.k: k, c.n: n}, {})
+            rows.append(_bf16_lanes(e, e.b, at, (width, WORDS)))
+        scf.YieldOp(rows)
+    return list(branch.results)
 
 
 def pack_along_k(e, ivs, panels, bn, bk) -> None:
@@ -72,8 +87,6 @@ def pack_along_k(e, ivs, panels, bn, bk) -> None:
     k_stop = arith.minsi(e.index(e.blocks.block_k), arith.subi(e.extent(c.k), bk))
     n_left = arith.minsi(e.index(e._n_block()), arith.subi(e.extent(c.n), bn))
     p_stop = arith.divui(arith.addi(n_left, e.index(nr - 1)), e.index(nr))
-    last = arith.subi(e.extent(c.n), e.index(1))
-    words = ir.VectorType.get([WORDS], ir.IntegerType.get_signless(32))
     # panels outer, k inner: a panel reads its NR rows of B along k and is written in order
     p_loop = scf.ForOp(e.index(0), p_stop, e.index(1))
     with ir.InsertionPoint(p_loop.body):
@@ -85,16 +98,38 @@ def pack_along_k(e, ivs, panels, bn, bk) -> None:
             kp = arith.divui(kk, e.index(2))
             for j in range(0, nr, WORDS):
                 first = arith.addi(arith.muli(p, e.index(nr)), e.index(j))
-                block = []
-                for r in range(WORDS):
-                    row = arith.addi(first, e.index(r))
-                    inside = arith.cmpi(arith.CmpIPredicate.slt, row, n_left)
-                    n = arith.minsi(arith.addi(bn, row), last)
-                    at = e._at(1, {**ivs, c.n: n, c.k: arith.addi(bk, kk)}, {})
-                    width = arith.select(inside, k_left, e.index(0))
-                    block.append(vector.bitcast(words, _bf16_lanes(e, e.b, at, (width, 2 * WORDS))))
+                block = _words_block(e, ivs, (bn, arith.addi(bk, kk)), first, (n_left, k_left))
                 for q, column in enumerate(transpose(block)):
                     pairs = vector.bitcast(e.pairs, column)
                     vector.store(pairs, panels, [p, arith.addi(kp, e.index(q)), e.index(2 * j)])
             scf.YieldOp([])
         scf.YieldOp([])
+
+
+def _words_block(e, ivs, at, first, left) -> list[ir.Value]:
+    """16 rows of B from n = bn + first on, 32 bf16 of k from `k` each, as 16 words: plain
+    loads when the block is inside B, else masked to what is left of k (rows past n: nothing
+    loaded, their index clamped to B's last row)."""
+    c, (bn, k), (n_left, k_left) = e.c, at, left
+    words = ir.VectorType.get([WORDS], ir.IntegerType.get_signless(32))
+    inside_n = arith.cmpi(arith.CmpIPredicate.sle, arith.addi(first, e.index(WORDS)), n_left)
+    inside_k = arith.cmpi(arith.CmpIPredicate.sge, k_left, e.index(2 * WORDS))
+    branch = scf.IfOp(arith.andi(inside_n, inside_k), [words] * WORDS, has_else=True)
+    with ir.InsertionPoint(branch.then_block):
+        rows = []
+        for r in range(WORDS):
+            n = arith.addi(bn, arith.addi(first, e.index(r)))
+            rows.append(vector.load(e.pairs, e.b, e._at(1, {**ivs, c.n: n, c.k: k}, {})))
+        scf.YieldOp([vector.bitcast(words, row) for row in rows])
+    with ir.InsertionPoint(branch.else_block):
+        last = arith.subi(e.extent(c.n), e.index(1))
+        rows = []
+        for r in range(WORDS):
+            row = arith.addi(first, e.index(r))
+            inside = arith.cmpi(arith.CmpIPredicate.slt, row, n_left)
+            n = arith.minsi(arith.addi(bn, row), last)
+            width = arith.select(inside, k_left, e.index(0))
+            at = e._at(1, {**ivs, c.n: n, c.k: k}, {})
+            rows.append(_bf16_lanes(e, e.b, at, (width, 2 * WORDS)))
+        scf.YieldOp([vector.bitcast(words, row) for row in rows])
+    return list(branch.results)

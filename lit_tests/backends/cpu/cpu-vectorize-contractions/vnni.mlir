@@ -4,10 +4,14 @@
 // (vnni_kernel.py): B copied into VNNI panels (bf16 pairs of k adjacent per column), a 6 x 4
 // block of f32 accumulators, each row's pair of A broadcast as one 32-bit word.
 
-// x @ W.T (W [n, k]): the panel copy transposes 16 rows x 16 words of W; k = 65 is odd, so
-// the last pair reads A's element masked (the panel's is zero).
+// x @ W.T (W [n, k]): the panel copy transposes 16 rows x 16 words of W (plain loads inside W,
+// masked at its end); k = 65 is odd, so the last pair reads A's element masked (the panel's is
+// zero).
 // CHECK-LABEL: func.func @linear
 // CHECK: %[[PANELS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<1x48x128xbf16>
+// CHECK: scf.if {{.*}} -> (vector<16xi32>,
+// CHECK: vector.load %arg1{{.*}} : memref<64x65xbf16>, vector<32xbf16>
+// CHECK: } else {
 // CHECK: vector.maskedload %arg1{{.*}} : memref<64x65xbf16>, vector<32xi1>, vector<32xbf16>
 // CHECK: vector.bitcast {{.*}} : vector<32xbf16> to vector<16xi32>
 // CHECK: vector.shuffle {{.*}} : vector<16xi32>, vector<16xi32>
@@ -43,13 +47,15 @@ func.func @linear(%x: memref<48x65xbf16>, %w: memref<64x65xbf16>, %y: memref<48x
 
 // x @ W (W [k, n], `?` rows): two rows of k interleaved (a two-source shuffle, folded to
 // vector.interleave) into the panel; C's
-// zero fill is kept (`?` k), the tiles add into C.
+// zero fill is kept (`?` k), the tiles add into C; the panels hold min(k, block_k) pairs.
 // CHECK-LABEL: func.func @matmul
 // CHECK: linalg.fill
-// CHECK: %[[PANELS:.+]] = memref.alloc() {alignment = 64 : i64} : memref<8x128x128xbf16>
-// CHECK: vector.maskedload %arg1{{.*}} : memref<?x1000xbf16>, vector<16xi1>, vector<16xbf16>
-// CHECK: vector.maskedload %arg1{{.*}} : memref<?x1000xbf16>, vector<16xi1>, vector<16xbf16>
-// CHECK-NEXT: %[[PAIRS:.+]] = vector.interleave {{.*}} : vector<16xbf16> -> vector<32xbf16>
+// CHECK: %[[PANELS:.+]] = memref.alloc(%{{.+}}) {alignment = 64 : i64} : memref<8x?x128xbf16>
+// CHECK: %[[ROWS:.+]]:2 = scf.if {{.*}} -> (vector<16xbf16>, vector<16xbf16>)
+// CHECK-COUNT-2: vector.load %arg1{{.*}} : memref<?x1000xbf16>, vector<16xbf16>
+// CHECK: } else {
+// CHECK-COUNT-2: vector.maskedload %arg1{{.*}} : memref<?x1000xbf16>, vector<16xi1>, vector<16xbf16>
+// CHECK: %[[PAIRS:.+]] = vector.interleave %[[ROWS]]#0, %[[ROWS]]#1 : vector<16xbf16> -> vector<32xbf16>
 // CHECK-NEXT: vector.store %[[PAIRS]], %[[PANELS]]
 // CHECK: x86vector.avx512.dot
 // CHECK: memref.dealloc %[[PANELS]]
