@@ -11,8 +11,11 @@ its products with the VECTORS panel vectors into f32 accumulators: ROWS x VECTOR
 of k, 24 zmm of accumulators, 4 of B and 1 broadcast.
 
 The loops are OuterKernel's, GotoBLAS's order (n block -> k block -> copy the panels -> m
-blocks -> n tiles -> m tiles), so `cpu-parallelize-loops` shares the n blocks out the same way
-(each owns its panel copy); the rows, columns and k may be `?`. Remainders: a column rest is
+blocks -> n tiles -> m tiles), and `cpu-parallelize-loops` shares them out the same way: the n
+blocks (each owns its panel copy), or with a single n block the m blocks of each k block. That
+loop is an `scf.parallel` (as the AMX kernel's): parallel_deps reads an op it does not know,
+x86vector's dot among them, as touching any memory, so an `scf.for` of tiles stayed serial. The
+rows, columns and k may be `?`. Remainders: a column rest is
 masked stores (the panels are zero past n), a row rest smaller blocks (static) or single rows
 (`?`), an odd k a last pair whose second element is zero in the panel and masked off in A.
 
@@ -170,23 +173,25 @@ class VnniKernel(OuterKernel):
         ]
         panel_type = ir.MemRefType.get(shape, self.bf16)
         pack = pack_along_n if self._b_along_n else pack_along_k
-        n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(block_n))
-        with ir.InsertionPoint(n0.body):
+        # one n block (known n): the m blocks of each k block are what the threads share
+        one_block = n is not None and n <= block_n
+        n0, bn = _loop(self.index(0), self.extent(c.n), self.index(block_n), not one_block)
+        with ir.InsertionPoint(n0.regions[0].blocks[0]):
             panels = memref.alloc(panel_type, sizes, [], alignment=PANEL_ALIGN or None)
             k0 = scf.ForOp(self.index(0), self.extent(c.k), self.index(blocks.block_k))
             with ir.InsertionPoint(k0.body):
-                bn, bk = n0.induction_variable, k0.induction_variable
+                bk = k0.induction_variable
                 pack(self, ivs, panels, bn, bk)
-                m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(self._panel_rows()))
-                with ir.InsertionPoint(m0.body):
-                    at = (m0.induction_variable, bn, bk)
+                rows = self.index(self._panel_rows())
+                m0, bm = _loop(self.index(0), self.extent(c.m), rows, one_block)
+                with ir.InsertionPoint(m0.regions[0].blocks[0]):
                     for n_part in n_parts:
                         for m_part in m_parts:
-                            self._pair_tile(ivs, at, m_part, n_part, panels)
-                    scf.YieldOp([])
+                            self._pair_tile(ivs, (bm, bn, bk), m_part, n_part, panels)
+                    _end(one_block)
                 scf.YieldOp([])
             memref.dealloc(panels)
-            scf.YieldOp([])
+            _end(not one_block)
 
     def _pair_tile(self, ivs, blocks, m_part, n_part, panels) -> None:
         """The tiles of one (rows, columns) part of the current cache block: rows x VECTORS
@@ -234,6 +239,20 @@ class VnniKernel(OuterKernel):
         for loop in (m_loop, n_loop):
             with ir.InsertionPoint(loop.body):
                 scf.YieldOp([])
+
+
+def _loop(lo, hi, step, parallel: bool):
+    """`for iv = lo to hi step step` (an `scf.parallel` when `parallel`: cpu-parallelize-loops
+    cannot prove an `scf.for` holding x86vector ops independent): (the loop, iv)."""
+    if not parallel:
+        loop = scf.ForOp(lo, hi, step)
+        return loop, loop.induction_variable
+    loop = scf.ParallelOp([], [lo], [hi], [step], [])
+    return loop, loop.regions[0].blocks.append(ir.IndexType.get()).arguments[0]
+
+
+def _end(parallel: bool) -> None:
+    scf.reduce([], 0) if parallel else scf.YieldOp([])
 
 
 class _PairStep:

@@ -212,3 +212,26 @@ def test_linear_gelu_linear_with_dynamic_batch(tmp_path):
         for batch in (1, 7, 33, 129, 1000):
             x = torch.randn(batch, 256, dtype=torch.bfloat16)
             torch.testing.assert_close(program(x), model(x), rtol=1.6e-2, atol=1.6e-2)
+
+
+@requires_bf16_dot
+@pytest.mark.parametrize("shape", [(300, 200, 1100), (600, 300, 300)], ids=["n-blocks", "m-blocks"])
+def test_blocks_shared_across_threads(shape, tmp_path):
+    """The n blocks (each with its own panels), or with one n block the m blocks of each k
+    block, are an scf.parallel that cpu-parallelize-loops shares out (an scf.for holding
+    vdpbf16ps is not provably independent); two threads give what one does."""
+    m, k, n = shape
+    torch.manual_seed(m + n)
+    x = torch.randn(m, k, dtype=torch.bfloat16)
+    w = torch.randn(n, k, dtype=torch.bfloat16)
+    program, text = _compile(_linear, (x, w), tmp_path)
+    assert "scf.parallel" in text and "x86vector.avx512.dot" in text
+    loops = (tmp_path / "06-loops.mlir").read_text()
+    outlined = [f for f in loops.split("func.func")[1:] if "_parallel" in f.split("(")[0]]
+    assert any("x86vector.avx512.dot" in f for f in outlined)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        _check(program, _linear, x, w)
+    finally:
+        torch.set_num_threads(threads)
