@@ -13,7 +13,7 @@ Each expansion reduces the argument (Cody-Waite, as Cephes), evaluates a polynom
 reduced range and scales back. The coefficients are minimax fits of the relative error on the
 stated intervals, rounded to f32 one at a time with the rest refitted to absorb each rounding.
 Against a float64 reference (every 61st f32 bit pattern plus dense sweeps of the edges) the
-largest errors are exp 1.0, expm1 1.5, tanh 1.3, erf 1.1, log 0.85, log1p 1.4 ULP (eager's
+largest errors are exp 1.0, expm1 1.5, tanh 1.3, erf 1.02, log 0.85, log1p 1.4 ULP (eager's
 SLEEF kernels: 0.5 to 1); specials (inf, NaN, -0.0, overflow, denormals) match.
 
 Upstream's polynomial approximations (`populateMathPolynomialApproximationPatterns`) are not a
@@ -53,25 +53,18 @@ _TANH_SMALL = 0.625
 # erf x = x + x P(x^2), |x| < 1 (P(0) = 2/sqrt(pi) - 1: x * 1.1283791 would lose 0.45 ULP).
 _ERF_SMALL_P = (
     0.12837917,
-    -0.37612626,
-    0.11283579,
-    -0.026853347,
-    0.005187162,
-    -0.0007997853,
-    7.806903e-05,
+    -0.3761263,
+    0.11283616,
+    -0.026854912,
+    0.0051901257,
+    -0.0008023964,
+    7.893989e-05,
 )
-# erf x = 1 - exp(Q(x)) for 1 <= x <= 4 (Q fits log erfc); f32 erf is 1 from x = 3.92 on.
-# Degree 6: Q's error reaches erf scaled by erfc/erf <= 0.19, so it is fitted weighted by
-# that (erf1-fit: 1.08 ULP with an exact exp; degree 8 gave 1.07 at 2 more FMAs a register).
-_ERF_LARGE_Q = (
-    -0.0003208564,
-    -1.1271706,
-    -0.638014,
-    -0.103216656,
-    0.021888923,
-    -0.0029599397,
-    0.00018758755,
-)
+# erf x = 1 - 2^Q(x - 1) for 1 <= x <= 4 (Q fits log2 erfc); f32 erf is 1 from x = 3.92 on.
+# Q's error reaches erf scaled by erfc ln 2 / ulp(erf), so it is fitted weighted by that.
+_ERF_LARGE_Q = (-2.6684167, -3.807215, -1.2165031, -0.05922513, 0.013055931, -0.0016702102)
+# 2^f = 1 + f E(f), |f| <= 1/2 (relative error 9.3e-8, at most 0.15 ULP of erf: erfc <= 0.16).
+_EXP2_E = (0.693147, 0.24022247, 0.05550711, 0.009671294, 0.001326961)
 _ERF_CLAMP = 4.0
 # log(1 + f) = f - f^2/2 + f^3 P(f), sqrt(1/2) - 1 <= f < sqrt(2) - 1.
 _LOG_P = (
@@ -219,17 +212,28 @@ def expand_tanh(b: _F32, x: ir.Value) -> ir.Value:
 
 
 def expand_erf(b: _F32, x: ir.Value) -> ir.Value:
-    """math.erf -> arith.select(|x| < 1, x + x P(x^2), 1 - exp(Q(min(|x|, 4))) signed)."""
+    """math.erf -> arith.select(|x| >= 1, 1 - 2^Q(u), x + x P(x^2)) signed as x, with
+    u = min(|x|, 4) - 1; 2^Q as 2^n (1 + f E(f)), n = round(Q), f = Q - n."""
     small = b.fma(x, b.poly(arith.mulf(x, x), _ERF_SMALL_P), x)
     a = math.absf(x)
-    # 1 - erfc(x) from erfc = exp(log erfc): log erfc is near -x^2, smooth enough for Q.
-    log_erfc = b.poly(b.clamp(a, None, _ERF_CLAMP), _ERF_LARGE_Q)  # in [-18, -1.8]
-    # Q(min(|x|, 4)) lies in [-18, 0] (NaN stays NaN): n in [-26, 1], so 2^n is a
-    # normal f32 and one multiply scales exactly (expand_exp's two-factor split, built for
-    # subnormal results, costs 4 more ops a register in GELU's hottest loop; same bits).
-    n, expm1_r = _reduce_exp(b, log_erfc, None, None)  # Q <= 0: no overflow clamp
-    large = arith.subf(b.c(1.0), arith.mulf(arith.addf(expm1_r, b.c(1.0)), b.pow2(n)))
-    return math.copysign(arith.select(b.cmp("OLT", a, b.c(1.0)), small, large), x)
+    u = arith.subf(b.clamp(a, None, _ERF_CLAMP), b.c(1.0))
+    # Q(u) = c0 + u R(u) in [-25.9, -2.67]. f is taken from the sum again, f = u R + (c0 - n)
+    # in one FMA, not as Q - n: Q rounded (ulp 2^-22 at -2.67) cost 0.2 ULP of erf near
+    # |x| = 1, where erfc is largest; c0 - n is exact for the n that matter there, and u R
+    # is small near u = 0.
+    rest = b.poly(u, _ERF_LARGE_Q[1:])
+    c0 = b.c(_ERF_LARGE_Q[0])
+    t = arith.addf(b.fma(u, rest, c0), b.c(_ROUNDER))  # n in t's low mantissa bits
+    n = arith.subf(t, b.c(_ROUNDER))
+    f = b.fma(u, rest, arith.subf(c0, n))  # in [-0.5, 0.5]
+    two_f = b.fma(f, b.poly(f, _EXP2_E), b.c(1.0))
+    # 2^n (1 + f E) by adding n to the exponent field: t << 23 is n << 23 (the rounder's
+    # bits shift out), n in [-26, -3] keeps the result normal; a multiply by 2^n would take
+    # an FMA port slot, which GELU's loop is short of
+    erfc = b.float(arith.addi(b.bits(two_f), arith.shli(b.bits(t), b.ci(23))))
+    large = arith.subf(b.c(1.0), erfc)
+    # NaN compares false: it takes the small branch, whose FMA keeps it NaN
+    return math.copysign(arith.select(b.cmp("OGE", a, b.c(1.0)), large, small), x)
 
 
 def expand_log(b: _F32, x: ir.Value) -> ir.Value:

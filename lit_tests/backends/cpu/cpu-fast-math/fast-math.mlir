@@ -65,16 +65,35 @@ func.func @tanh_vector(%x: vector<4xf32>) -> vector<4xf32> {
   return %y : vector<4xf32>
 }
 
-// erf: x + x P(x^2) below 1, else 1 - exp(Q(min(|x|, 4))); no lower clamp for that exp.
+// erf: x + x P(x^2) below 1, else 1 - 2^Q(min(|x|, 4) - 1); f = u R(u) + (c0 - n) in one
+// FMA after n = round(Q), and 2^n added into the exponent field (a shift and an integer add,
+// no multiply); NaN takes the small branch (oge is false for it).
 // CHECK-LABEL: func.func @erf_f32(
 // CHECK-SAME: %[[X:.+]]: f32
 // CHECK-NOT: math.erf
 // CHECK: %[[A:.+]] = math.absf %[[X]] : f32
 // CHECK-NEXT: arith.constant 4.000000e+00 : f32
 // CHECK-NEXT: arith.cmpf ogt, %[[A]]
-// CHECK-NOT: -1.040000e+02
-// CHECK: %[[SMALL:.+]] = arith.cmpf olt, %[[A]], %{{.+}} : f32
-// CHECK-NEXT: %[[PICK:.+]] = arith.select %[[SMALL]]
+// CHECK: %[[U:.+]] = arith.subf %{{.+}}, %{{.+}} : f32
+// CHECK: %[[C0:.+]] = arith.constant -2.66841674 : f32
+// CHECK-NEXT: %[[UR:.+]] = arith.mulf %[[U]], %[[REST:.+]] fastmath<contract> : f32
+// CHECK-NEXT: %[[Q:.+]] = arith.addf %[[UR]], %[[C0]] fastmath<contract> : f32
+// CHECK-NEXT: arith.constant 0x4B400000 : f32
+// CHECK-NEXT: %[[T:.+]] = arith.addf %[[Q]], %{{.+}} : f32
+// CHECK: %[[N:.+]] = arith.subf %[[T]], %{{.+}} : f32
+// CHECK-NEXT: %[[C0N:.+]] = arith.subf %[[C0]], %[[N]] : f32
+// CHECK-NEXT: %[[UR2:.+]] = arith.mulf %[[U]], %[[REST]] fastmath<contract> : f32
+// CHECK-NEXT: %[[F:.+]] = arith.addf %[[UR2]], %[[C0N]] fastmath<contract> : f32
+// CHECK: %[[E:.+]] = arith.bitcast %{{.+}} : f32 to i32
+// CHECK-NEXT: %[[TB:.+]] = arith.bitcast %[[T]] : f32 to i32
+// CHECK-NEXT: arith.constant 23 : i32
+// CHECK-NEXT: %[[SH:.+]] = arith.shli %[[TB]], %{{.+}} : i32
+// CHECK-NEXT: %[[SUM:.+]] = arith.addi %[[E]], %[[SH]] : i32
+// CHECK-NEXT: %[[ERFC:.+]] = arith.bitcast %[[SUM]] : i32 to f32
+// CHECK-NOT: arith.mulf
+// CHECK: %[[LARGE:.+]] = arith.subf %{{.+}}, %[[ERFC]] : f32
+// CHECK: %[[BIG:.+]] = arith.cmpf oge, %[[A]], %{{.+}} : f32
+// CHECK-NEXT: %[[PICK:.+]] = arith.select %[[BIG]], %[[LARGE]], %{{.+}} : f32
 // CHECK-NEXT: math.copysign %[[PICK]], %[[X]] : f32
 // LIBM-LABEL: func.func @erf_f32(
 // LIBM-NOT: call @erff
