@@ -37,7 +37,15 @@ from .conv_batch import batched_im2col_emitter
 from .dot_kernel import DotKernel
 from .fold_rows import fold_rows
 from .kernel_choice import KernelChoice, PanelChoice, kernel_choice_emitter, packs_b
-from .kernels import Blocking, Contraction, Form, blocking_for, lane_stride, zero_fill_before
+from .kernels import (
+    Blocking,
+    Contraction,
+    Form,
+    blocking_for,
+    fill_only_if_k_empty,
+    lane_stride,
+    zero_fill_before,
+)
 from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
 from .row_stream import row_stream_emitter
@@ -302,8 +310,8 @@ def _blocking(cpu: str) -> Blocking:
 def _fold_zero_fill(fill: ir.Operation | None, emitter) -> None:
     """Drops the zero fill of C before a product our FMA kernels write whole: their first k
     block starts from zeros instead of loading C (a pass over C less: 14% of q @ k.T S=384).
-    Only when every C element is written in that block: k static (a `?` k may be 0 at run
-    time) and no reduction dim among the loops around the kernel (a conv's window)."""
+    Only when every C element is written in that block: no reduction dim among the loops around
+    the kernel (a conv's window); a `?` k keeps the fill for k = 0 only."""
     if fill is None or type(emitter) not in (
         OuterKernel,
         DotKernel,
@@ -314,7 +322,10 @@ def _fold_zero_fill(fill: ir.Operation | None, emitter) -> None:
         return
     k = emitter.c
     c_dims = {d for form in k.index[2] for d, _ in form}
-    if k.extents[k.k] is None or any(d not in c_dims for d in k.outer):
+    if any(d not in c_dims for d in k.outer):
         return
     emitter.c_starts_zero = True
-    fill.erase()
+    if k.extents[k.k] is None:
+        fill_only_if_k_empty(fill, k)  # a `?` k may be 0 at run time: C is then the fill
+    else:
+        fill.erase()

@@ -105,6 +105,22 @@ def zero_fill_before(c: Contraction) -> ir.Operation | None:
     return None
 
 
+def fill_only_if_k_empty(fill: ir.Operation, c: Contraction) -> None:
+    """For a kernel whose first k block writes every element of C from zeros (its zero fill
+    folded in) when k is `?`: the fill moves to just before the product, under `scf.if (k ==
+    0)`, the one case where no k block runs. A `?` k otherwise kept the fill, a whole pass over
+    C (attention's `p @ v`, k the `?` sequence: dyn_attention b2 s33 wrote its output twice)."""
+    base, axis = c.sizes[c.k]
+    with ir.InsertionPoint(c.op):
+        index = ir.IndexType.get()
+        k = memref.dim(base, arith.constant(index, axis))
+        empty = arith.cmpi(arith.CmpIPredicate.eq, k, arith.constant(index, 0))
+        branch = scf.IfOp(empty)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([])
+    fill.move_before(branch.then_block.operations[0])
+
+
 def _is_plus_zero(v: ir.Value) -> bool:
     owner = v.owner
     if isinstance(owner, ir.Block) or owner.name != "arith.constant":

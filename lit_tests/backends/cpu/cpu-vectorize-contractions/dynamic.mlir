@@ -82,3 +82,22 @@ func.func @dynamic_scores(%q: memref<2x?x16xf32>, %k: memref<2x?x16xf32>, %s: me
   }
   return
 }
+
+// -----
+
+// `?` k with C's zero fill: the kernels' first k block starts from zeros; the fill stays only
+// for k = 0 (no k block runs), not as a pass over C before every product.
+// CHECK-LABEL: func.func @dynamic_k_fill
+// CHECK: %[[K:.+]] = memref.dim %arg0, %c1 : memref<?x?xf32>
+// CHECK: %[[EMPTY:.+]] = arith.cmpi eq, %[[K]], %c0 : index
+// CHECK-NEXT: scf.if %[[EMPTY]] {
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%arg2 : memref<?x64xf32>)
+// CHECK-NEXT: }
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: linalg.matmul
+func.func @dynamic_k_fill(%a: memref<?x?xf32>, %b: memref<?x64xf32>, %c: memref<?x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x64xf32>)
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x64xf32>) outs(%c : memref<?x64xf32>)
+  return
+}
