@@ -25,7 +25,7 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from .dot_kernel import DotKernel
-from .kernels import ONE_ROW, Blocking, Contraction
+from .kernels import Blocking, Contraction
 from .outer_kernel import PANEL_MIN_ROWS, OuterKernel
 
 # B^T is copied (the "packed" kernel) when k < K_PER_ROW x rows: the dot kernel ends each
@@ -102,28 +102,6 @@ class _InPlace(OuterKernel):
 
     def _on_panels_path(self) -> bool:
         return False
-
-    def _parts(self, d: int, block: int, tail: int) -> list[tuple]:
-        """`?` rows: whole register blocks, then the rest (< block rows) as at most one block
-        each of block/2, block/4, ... 1 rows, not one row at a time: 7 rows ran as 7 one-row
-        tiles (a broadcast per 2 FMAs, B read 7 times; GPT-2 b1 s7's c_proj 9.5 us vs the static
-        compile's one 7-row tile). Each smaller block starts where the bigger ones end, so
-        every row is written once; all of them lie in the last `block_m` block (a multiple of
-        `block` from 0), so `_range_loop`'s cut into m blocks never splits one."""
-        ok = block & (block - 1) == 0 and self.blocks.block_m % block == 0
-        if d != self.c.m or self.c.extents[d] is not None or tail != ONE_ROW or not ok:
-            return super()._parts(d, block, tail)
-        extent = self.extent(d)
-        parts, lo = [], self.index(0)
-        rows = block
-        while rows >= 1:
-            # hi = lo + ((extent - lo) / rows) * rows: whole blocks of `rows` from lo
-            left = arith.subi(extent, lo, ip=self._top)
-            whole = arith.divui(left, self.index(rows), ip=self._top)
-            hi = arith.addi(lo, arith.muli(whole, self.index(rows), ip=self._top), ip=self._top)
-            parts.append((lo, hi, rows))
-            lo, rows = hi, rows // 2
-        return parts
 
 
 class PanelChoice(KernelChoice):

@@ -71,7 +71,7 @@ class OuterKernel(KernelEmitter):
 
     def _in_place(self, ivs):
         c, blocks = self.c, self.blocks
-        m_parts = self._parts(c.m, blocks.outer_rows, ONE_ROW)
+        m_parts = self._m_parts(blocks.block_m)
         n_parts = self._parts(c.n, blocks.outer_vectors * self.lanes, MASKED)
         m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(blocks.block_m))
         with ir.InsertionPoint(m0.body):
@@ -94,7 +94,7 @@ class OuterKernel(KernelEmitter):
         m block, each A block (panel rows x block_k, in L2) by every panel of the copy."""
         c, blocks = self.c, self.blocks
         nr = self._nr()
-        m_parts = self._parts(c.m, blocks.outer_rows, ONE_ROW)
+        m_parts = self._m_parts(self._panel_rows())
         n_parts = self._parts(c.n, nr, MASKED)
         # a static k or n shorter than the block: the copy no bigger than B
         k, n = self.c.extents[c.k], self.c.extents[c.n]
@@ -136,6 +136,30 @@ class OuterKernel(KernelEmitter):
             scf.YieldOp([])
         if strips is not None:
             memref.dealloc(strips)
+
+    def _m_parts(self, block_m: int) -> list[tuple]:
+        """(lo, hi, rows) ranges of m: whole register blocks, then the rest. `?` rows: the rest
+        (< R rows) as at most one block each of R/2, R/4, ... 1 rows, not one row at a time:
+        7 rows ran as 7 one-row tiles (a broadcast per 2 FMAs, B read 7 times; GPT-2 b1 s7's
+        c_proj 9.5 us vs the static compile's one 7-row tile; dynamic `q @ k.T` at s77 ran 5
+        one-row tiles). Each smaller block starts where the bigger ones end, so every row is
+        written once; all of them lie in the last R rows from a multiple of R (in one A strip),
+        and in one m block of `block_m` rows (a multiple of R), so no m block splits one."""
+        c, block = self.c, self.blocks.outer_rows
+        ok = block & (block - 1) == 0 and block_m % block == 0
+        if c.extents[c.m] is not None or not ok:
+            return self._parts(c.m, block, ONE_ROW)
+        extent = self.extent(c.m)
+        parts, lo = [], self.index(0)
+        rows = block
+        while rows >= 1:
+            # hi = lo + ((extent - lo) / rows) * rows: whole blocks of `rows` from lo
+            left = arith.subi(extent, lo, ip=self._top)
+            whole = arith.divui(left, self.index(rows), ip=self._top)
+            hi = arith.addi(lo, arith.muli(whole, self.index(rows), ip=self._top), ip=self._top)
+            parts.append((lo, hi, rows))
+            lo, rows = hi, rows // 2
+        return parts
 
     def _n_block(self) -> int:
         """Columns per n block on the panel path: block_n, or for known columns the equal

@@ -2,7 +2,7 @@
 
 // `?` rows and columns: trip counts from memref.dim, whole 8 x 32 blocks up to the largest
 // multiple, then the columns left as one vector a step masked by what is left of the row, and
-// the rows left one at a time (tiles ordered by column panel). `?` rows may be many: B is copied as 32-wide panels per block
+// the rows left in at most one block each of 4, 2 and 1 rows (tiles ordered by column panel). `?` rows may be many: B is copied as 32-wide panels per block
 // (lanes past n masked to zero) once, before the m blocks, whose tiles' k loops read them.
 // CHECK-LABEL: func.func @dynamic_rows_and_columns
 // CHECK-DAG: %[[M:.+]] = memref.dim %arg0, %c0 : memref<?x64xf32>
@@ -17,6 +17,10 @@
 // CHECK: scf.for %{{.*}} = %c0 to %[[M]] step %c256
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-NEXT: vector.load %[[PANELS]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>)
 // CHECK: %[[LEFT:.+]] = arith.subi %[[N]], %{{.*}} : index
