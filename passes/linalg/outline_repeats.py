@@ -34,6 +34,7 @@ from mlir.dialects import func
 
 from ..ir import GLUE, defined_functions, outside_uses, walked_ops
 from ..registry import ModulePass, option, register_pass
+from .repeat_offsets import make_dynamic, offset_constants, signature_attributes, varying_offsets
 
 # Ops rematerialized in each block's function (when their operands are) rather than passed.
 _CLONED = frozenset(
@@ -50,6 +51,8 @@ _CLONED = frozenset(
 _PHASES = 4
 # Constants up to this many elements are cloned (a weight folded to a constant is passed).
 _SMALL_CONSTANT = 16
+# Runs (tandem repeats) looked for per function: a 2-layer LSTM has one per layer.
+_RUNS = 8
 
 
 class _Function:
@@ -93,12 +96,11 @@ class _Function:
     def signature(self, i: int) -> tuple:
         op = self.ops[i]
         body = tuple(o.name for o in walked_ops(op)[1:]) if len(op.regions) else ()
-        attributes = tuple(sorted((k, str(op.attributes[k])) for k in op.attributes))
         return (
             op.name,
             tuple(str(v.type) for v in op.operands),
             tuple(str(r.type) for r in op.results),
-            attributes,
+            signature_attributes(op),
             body,
         )
 
@@ -208,13 +210,34 @@ def _crossing(fn: _Function) -> list[int]:
     return list(itertools.accumulate(delta))
 
 
-def _blocks(fn: _Function, min_period: int) -> list[list[int]]:
-    """The blocks to outline (lists of top-level op indices), or none."""
+def _runs(fn: _Function, min_period: int) -> list[list[list[int]]]:
+    """The runs of blocks to outline (each a list of blocks, lists of top-level op indices).
+    After each repeat found, its ops are taken out of the search and the next one is looked
+    for (an unrolled 2-layer recurrence repeats one cell per layer, apart)."""
     ids: dict = {}
     keys = [ids.setdefault(fn.signature(i), len(ids)) for i in fn.sequence]
-    repeat = _tandem_repeat(keys, min_period)
-    if repeat is None:
-        return []
+    runs = []
+    for _ in range(_RUNS):
+        repeat = _tandem_repeat(keys, min_period)
+        if repeat is None:
+            break
+        period, start, run = repeat
+        for q in range(start, start + run + period):
+            keys[q] = -1 - q  # matches nothing
+        blocks = _blocks(fn, repeat)
+        if blocks and any(_computes(fn.ops[i]) for i in blocks[0]):
+            runs.append(blocks)
+    return runs
+
+
+def _computes(op: ir.Operation) -> bool:
+    """Whether `op` is worth a call: a structured op with a body, other than a copy (a run of
+    copies and slices assembling an output is not)."""
+    return len(op.regions) > 0 and op.name != "linalg.copy"
+
+
+def _blocks(fn: _Function, repeat: tuple[int, int, int]) -> list[list[int]]:
+    """The blocks of the tandem `repeat` to outline, or none."""
     period, start, run = repeat
     span = run + period  # the ops covered, copies of the first period included
     # Cuts where the fewest values cross (a transformer's residual stream rather than the middle
@@ -254,25 +277,33 @@ def _interface(fn: _Function, members: list[int]):
     return list(inputs), _with_operands(fn, clones), outputs
 
 
-def _outline(fn: _Function, members: list[int], name: str, module_body, renamed: dict):
+def _outline(fn: _Function, members, varying, name: str, module_body, renamed: dict) -> list:
     """Moves the ops `members` into `func.func private @name` and calls it in their place;
-    `renamed` maps values earlier outlining replaced to their replacements (and is extended)."""
+    `renamed` maps values earlier outlining replaced to their replacements (and is extended).
+    The slice offsets `varying` ((position, dimension) in the block) are passed after the
+    values; returns (slice, {dimension: argument}) for `make_dynamic` once all are outlined."""
     inputs, clones, outputs = _interface(fn, members)
     first = fn.ops[members[0]]
     with first.context, first.location:
+        index = ir.IndexType.get()
+        types = [v.type for v in inputs] + [index] * len(varying)
         with ir.InsertionPoint(module_body):
-            f = func.FuncOp(name, ([v.type for v in inputs], [v.type for v in outputs]))
+            f = func.FuncOp(name, (types, [v.type for v in outputs]))
             f.sym_visibility = ir.StringAttr.get("private")
             f.attributes[GLUE] = ir.UnitAttr.get()
             entry = f.add_entry_block()
         with ir.InsertionPoint(entry):
             ret = func.ReturnOp(outputs)
+        offsets = offset_constants(fn.ops, members, varying, ir.InsertionPoint(first))
         with ir.InsertionPoint(first):
             call = func.CallOp(
                 [v.type for v in outputs],
                 ir.FlatSymbolRefAttr.get(name),
-                [renamed.get(v, v) for v in inputs],
+                [renamed.get(v, v) for v in inputs] + offsets,
             )
+    dynamic: dict = {}
+    for (j, d), argument in zip(varying, entry.arguments[len(inputs) :]):
+        dynamic.setdefault(members[j], {})[d] = argument
     mapping = dict(zip(inputs, entry.arguments))
     for i in sorted(clones):
         copy = fn.ops[i].clone(ip=ir.InsertionPoint(ret))
@@ -285,6 +316,7 @@ def _outline(fn: _Function, members: list[int], name: str, module_body, renamed:
                 op.operands[k] = mapping[value]
         fn.ops[m].move_before(ret)
     _rewire(fn, set(members), dict(zip(outputs, call.results)), renamed)
+    return [(fn.ops[m], dims) for m, dims in dynamic.items()]
 
 
 def _rewire(fn: _Function, inside: set[int], results: dict, renamed: dict) -> None:
@@ -323,5 +355,16 @@ class AtenOutlineRepeatedBlocks(ModulePass):
             fn = _Function(function.regions[0].blocks[0])
             prefix = ir.StringAttr(function.attributes["sym_name"]).value
             renamed: dict = {}
-            for b, block in enumerate(_blocks(fn, self.min_period)):
-                _outline(fn, block, f"{prefix}_block{b}", body, renamed)
+            runs = [
+                (block, varying_offsets(fn.ops, blocks))
+                for blocks in _runs(fn, self.min_period)
+                for block in blocks
+            ]
+            runs.sort(key=lambda run: run[0][0])  # outlined in order: `renamed` is forward
+            slices = []
+            for b, (block, varying) in enumerate(runs):
+                name = f"{prefix}_block{b}"
+                slices += _outline(fn, block, varying, name, body, renamed)
+            # after all outlining: the old slices' values are keys of `renamed` until then
+            for op, dims in slices:
+                make_dynamic(op, dims)
