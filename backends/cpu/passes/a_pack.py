@@ -37,13 +37,15 @@ MIN_COLUMNS = 512
 # A contiguous along m, f32: in place a tile's k loop reads R elements from each of block_k rows
 # of dY; when dY's row is a multiple of 4 KiB those rows all fall in the same L1 sets and the
 # tile misses L1 on every k (M = 1024 f32 runs 1.25x the time per row of M = 960). The copy pays
-# there from 128 columns (1 thread, same process, dY^T @ X, [K, M, N]: [128, 1024, 512] 0.68 ->
-# 0.60 ms, [512, 1024, 256] 1.71 -> 1.49, [256, 2048, 768] 4.19 -> 3.66, [1024, 3072, 768]
-# 24.1 -> 23.3; [512, 1024, 64] 0.336 -> 0.355) and not elsewhere: it is a pass over A through
-# memory that in place the tiles avoid ([512, 768, 256] 0.93 -> 1.00, [512, 1000, 256] 1.15
-# -> 1.26, [1024, 768, 3072] 21.6 -> 22.9).
+# there from 128 columns per 4 KiB of stride, a fit of (1 thread, same process, dY^T @ X,
+# [K, M, N]): [128, 1024, 512] 0.68 -> 0.60 ms, [512, 1024, 256] 1.71 -> 1.49, [512, 1024, 128]
+# 0.643 -> 0.589, [256, 2048, 768] 4.19 -> 3.66, [512, 2048, 256] 2.88 -> 2.78, [1024, 3072,
+# 768] 24.1 -> 23.3, [256, 4096, 512] 5.83 -> 5.27; slower: [512, 1024, 64] 0.336 -> 0.355,
+# [512, 4096, 256] 5.76 -> 6.22, [128, 4096, 256] 1.49 -> 1.65. Not at other strides: the copy
+# is a pass over A through memory that in place the tiles avoid ([512, 768, 256] 0.93 -> 1.00,
+# [512, 1000, 256] 1.15 -> 1.26, [1024, 768, 3072] 21.6 -> 22.9).
 ALIASING_STRIDE = 4096
-MIN_COLUMNS_ALONG_M = 128
+MIN_COLUMNS_ALONG_M = 128  # per ALIASING_STRIDE of stride
 # ... bf16/f16 A along m: the copy also widens A once (in place every broadcast is a narrow load
 # and an extend): it pays at any stride from 64 columns ([512, 768, 256] 1.02 -> 0.90 ms,
 # [512, 256, 1024] 1.67 -> 1.32, [512, 768, 64] 0.283 -> 0.248, [512, 768, 32] even).
@@ -59,8 +61,9 @@ def packs_a(e) -> bool:
         if _is_narrow(e):
             return n is None or n >= MIN_COLUMNS_NARROW_ALONG_M
         stride = _k_stride_bytes(e)
-        aliased = stride is not None and stride % ALIASING_STRIDE == 0
-        return aliased and (n is None or n >= MIN_COLUMNS_ALONG_M)
+        if stride is None or stride % ALIASING_STRIDE:
+            return False
+        return n is None or n >= MIN_COLUMNS_ALONG_M * (stride // ALIASING_STRIDE)
     # the copy stores L k rows at a time inside one k block
     whole = e.blocks.block_k % e.lanes == 0
     return whole and (n is None or n >= MIN_COLUMNS)

@@ -75,10 +75,19 @@ def test_no_copy_for_few_columns(tmp_path):
     assert not STRIPS.search(text)
 
 
+@pytest.mark.parametrize("columns", [256, 512])
+def test_columns_needed_grow_with_the_stride(columns, tmp_path):
+    """dY [33, 4096] f32 (16 KiB rows): copied from 4 x MIN_COLUMNS_ALONG_M columns."""
+    dy, x = torch.randn(33, 4096), torch.randn(33, columns)
+    program, text = _compile(_grad_w, (dy, x), tmp_path)
+    torch.testing.assert_close(program(dy, x), _grad_w(dy, x), rtol=1e-4, atol=1e-3)
+    assert _copied_along_m(text) == (columns >= 4 * a_pack.MIN_COLUMNS_ALONG_M)
+
+
 @pytest.mark.parametrize("rows", ODD + (100, 1000))
 def test_copy_along_m_of_a_strided_view(rows, tmp_path):
-    """The first `rows` columns of dY [77, 2048] (rows 8 KiB apart): the last group's loads
-    masked (and clamped) to the rows left."""
+    """The first `rows` columns of dY [77, 2048] (rows 8 KiB apart, 300 columns): the last
+    group's loads masked (and clamped) to the rows left."""
 
     def fn(dy, x):
         return dy[:, :rows].t() @ x
