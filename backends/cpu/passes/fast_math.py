@@ -13,7 +13,7 @@ Each expansion reduces the argument (Cody-Waite, as Cephes), evaluates a polynom
 reduced range and scales back. The coefficients are minimax fits of the relative error on the
 stated intervals, rounded to f32 one at a time with the rest refitted to absorb each rounding.
 Against a float64 reference (every 61st f32 bit pattern plus dense sweeps of the edges) the
-largest errors are exp 1.0, expm1 1.5, tanh 1.3, erf 1.02, log 0.85, log1p 1.4 ULP (eager's
+largest errors are exp 1.0, expm1 1.5, tanh 1.3, erf 1.06, log 0.85, log1p 1.4 ULP (eager's
 SLEEF kernels: 0.5 to 1); specials (inf, NaN, -0.0, overflow, denormals) match.
 
 Upstream's polynomial approximations (`populateMathPolynomialApproximationPatterns`) are not a
@@ -63,8 +63,9 @@ _ERF_SMALL_P = (
 # erf x = 1 - 2^Q(x - 1) for 1 <= x <= 4 (Q fits log2 erfc); f32 erf is 1 from x = 3.92 on.
 # Q's error reaches erf scaled by erfc ln 2 / ulp(erf), so it is fitted weighted by that.
 _ERF_LARGE_Q = (-2.6684167, -3.807215, -1.2165031, -0.05922513, 0.013055931, -0.0016702102)
-# 2^f = 1 + f E(f), |f| <= 1/2 (relative error 9.3e-8, at most 0.15 ULP of erf: erfc <= 0.16).
-_EXP2_E = (0.693147, 0.24022247, 0.05550711, 0.009671294, 0.001326961)
+# 2^f = 1 + f E(f) for f in [c0 + 2.5, c0 + 3.5] = [-0.17, 0.83] (erf's n = round(Q - c0) - 3;
+# relative error 8.9e-8, at most 0.14 ULP of erf: erfc <= 0.16).
+_EXP2_E = (0.69314635, 0.24023187, 0.055534422, 0.009416593, 0.0016634122)
 _ERF_CLAMP = 4.0
 # log(1 + f) = f - f^2/2 + f^3 P(f), sqrt(1/2) - 1 <= f < sqrt(2) - 1.
 _LOG_P = (
@@ -213,19 +214,19 @@ def expand_tanh(b: _F32, x: ir.Value) -> ir.Value:
 
 def expand_erf(b: _F32, x: ir.Value) -> ir.Value:
     """math.erf -> arith.select(|x| >= 1, 1 - 2^Q(u), x + x P(x^2)) signed as x, with
-    u = min(|x|, 4) - 1; 2^Q as 2^n (1 + f E(f)), n = round(Q), f = Q - n."""
+    u = min(|x|, 4) - 1; 2^Q as 2^n (1 + f E(f)), n an integer near Q, f = Q - n."""
     small = b.fma(x, b.poly(arith.mulf(x, x), _ERF_SMALL_P), x)
     a = math.absf(x)
     u = arith.subf(b.clamp(a, None, _ERF_CLAMP), b.c(1.0))
-    # Q(u) = c0 + u R(u) in [-25.9, -2.67]. f is taken from the sum again, f = u R + (c0 - n)
-    # in one FMA, not as Q - n: Q rounded (ulp 2^-22 at -2.67) cost 0.2 ULP of erf near
-    # |x| = 1, where erfc is largest; c0 - n is exact for the n that matter there, and u R
-    # is small near u = 0.
+    # Q(u) = c0 + u R(u) in [-25.9, -2.67]; 2^Q = 2^n 2^f with n = round(u R) - 3, whose
+    # rounding (the rounder's low mantissa bits) is one FMA, and f = u R + (c0 - n) in
+    # [c0 + 2.5, c0 + 3.5] by another: not f = Q - n from a rounded Q (ulp 2^-22 at -2.67 cost
+    # 0.2 ULP of erf near |x| = 1, where erfc is largest). c0 - n is exact for the n that
+    # matter there (erfc >= 2^-5), and u R is small near u = 0.
     rest = b.poly(u, _ERF_LARGE_Q[1:])
-    c0 = b.c(_ERF_LARGE_Q[0])
-    t = arith.addf(b.fma(u, rest, c0), b.c(_ROUNDER))  # n in t's low mantissa bits
+    t = b.fma(u, rest, b.c(_ROUNDER - 3.0))
     n = arith.subf(t, b.c(_ROUNDER))
-    f = b.fma(u, rest, arith.subf(c0, n))  # in [-0.5, 0.5]
+    f = b.fma(u, rest, arith.subf(b.c(_ERF_LARGE_Q[0]), n))
     two_f = b.fma(f, b.poly(f, _EXP2_E), b.c(1.0))
     # 2^n (1 + f E) by adding n to the exponent field: t << 23 is n << 23 (the rounder's
     # bits shift out), n in [-26, -3] keeps the result normal; a multiply by 2^n would take

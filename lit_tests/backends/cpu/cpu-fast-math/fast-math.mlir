@@ -65,9 +65,9 @@ func.func @tanh_vector(%x: vector<4xf32>) -> vector<4xf32> {
   return %y : vector<4xf32>
 }
 
-// erf: x + x P(x^2) below 1, else 1 - 2^Q(min(|x|, 4) - 1); f = u R(u) + (c0 - n) in one
-// FMA after n = round(Q), and 2^n added into the exponent field (a shift and an integer add,
-// no multiply); NaN takes the small branch (oge is false for it).
+// erf: x + x P(x^2) below 1, else 1 - 2^Q(min(|x|, 4) - 1): n = round(u R(u)) - 3 by one
+// FMA with the rounder (1.5 * 2^23 - 3), f = u R(u) + (c0 - n) by another, 2^n added into the
+// exponent field (a shift and an integer add, no multiply); NaN takes the small branch.
 // CHECK-LABEL: func.func @erf_f32(
 // CHECK-SAME: %[[X:.+]]: f32
 // CHECK-NOT: math.erf
@@ -75,12 +75,11 @@ func.func @tanh_vector(%x: vector<4xf32>) -> vector<4xf32> {
 // CHECK-NEXT: arith.constant 4.000000e+00 : f32
 // CHECK-NEXT: arith.cmpf ogt, %[[A]]
 // CHECK: %[[U:.+]] = arith.subf %{{.+}}, %{{.+}} : f32
-// CHECK: %[[C0:.+]] = arith.constant -2.66841674 : f32
+// CHECK: %[[RND:.+]] = arith.constant 0x4B3FFFFD : f32
 // CHECK-NEXT: %[[UR:.+]] = arith.mulf %[[U]], %[[REST:.+]] fastmath<contract> : f32
-// CHECK-NEXT: %[[Q:.+]] = arith.addf %[[UR]], %[[C0]] fastmath<contract> : f32
-// CHECK-NEXT: arith.constant 0x4B400000 : f32
-// CHECK-NEXT: %[[T:.+]] = arith.addf %[[Q]], %{{.+}} : f32
+// CHECK-NEXT: %[[T:.+]] = arith.addf %[[UR]], %[[RND]] fastmath<contract> : f32
 // CHECK: %[[N:.+]] = arith.subf %[[T]], %{{.+}} : f32
+// CHECK-NEXT: %[[C0:.+]] = arith.constant -2.66841674 : f32
 // CHECK-NEXT: %[[C0N:.+]] = arith.subf %[[C0]], %[[N]] : f32
 // CHECK-NEXT: %[[UR2:.+]] = arith.mulf %[[U]], %[[REST]] fastmath<contract> : f32
 // CHECK-NEXT: %[[F:.+]] = arith.addf %[[UR2]], %[[C0N]] fastmath<contract> : f32
