@@ -13,6 +13,7 @@ from mlir import ir
 from torch.export import Dim
 
 import aten_mlir
+from aten_mlir.backends.cpu.passes.vnni_kernel import MIN_ROWS_ALONG_K
 from aten_mlir.backends.cpu.target import cpu_target
 from aten_mlir.dialects import make_context
 from aten_mlir.passes import run_pipeline
@@ -72,6 +73,9 @@ def test_off_small_or_few_rows_stay_on_other_kernels(monkeypatch):
     assert "x86vector" not in _vectorized("znver4", m="64", k="8", n="16")  # 8192 multiply-adds
     # 8 rows: the pair-dot kernel of narrow_dot (sums reduced across lanes), no panels
     assert "vector.reduction" in _vectorized("znver4", m="8", k="100", n="70")
+    # 9 rows of x @ W.T: the FMA dot kernel reads W in place (the copy would read W first)
+    assert "x86vector" not in _vectorized("znver4", m="9", k="100", n="70")
+    assert "x86vector.avx512.dot" in _vectorized("znver4", m="9", k="100", n="70", transposed=False)
     monkeypatch.setenv("ATEN_MLIR_VNNI", "0")
     assert "x86vector" not in _vectorized("znver4", m="64")
 
@@ -101,6 +105,7 @@ SHAPES = [
     (1000, 33, 129),
     (64, 1, 1000),
     (1000, 1, 33),
+    (12, 1000, 129),
     (9, 1000, 129),
 ]
 
@@ -114,7 +119,10 @@ def test_static_as_close_as_eager(fn, shape, tmp_path):
     x = torch.randn(m, k, dtype=torch.bfloat16)
     w = torch.randn(*((n, k) if fn is _linear else (k, n)), dtype=torch.bfloat16)
     program, text = _compile(fn, (x, w), tmp_path)
-    assert "x86vector.avx512.dot" in text and "vector.reduction" not in text
+    if fn is _linear and m < MIN_ROWS_ALONG_K:  # the FMA dot kernel, W read in place
+        assert "x86vector" not in text
+    else:
+        assert "x86vector.avx512.dot" in text and "vector.reduction" not in text
     _check(program, fn, x, w)
 
 
