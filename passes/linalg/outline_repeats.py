@@ -45,6 +45,7 @@ _CLONED = frozenset(
         "tensor.expand_shape",
         "tensor.collapse_shape",
         "tensor.cast",
+        "tensor.dim",  # of a function argument (a `Dim` batch): the sizes of cloned empties
     }
 )
 # Cuts (of the fewest crossing values) tried per repeat.
@@ -89,7 +90,8 @@ class _Function:
             if op.name == "arith.constant" and not _small(op.results[0].type):
                 continue
             inside = [self.producer.get(v) for v in op.operands]
-            if all(p is not None and p[0] in cloned for p in inside):
+            # a `tensor.dim` reads the function's argument, which the block's function takes
+            if all(p[0] in cloned if p else op.name == "tensor.dim" for p in inside):
                 cloned.add(i)
         return cloned
 
@@ -107,7 +109,10 @@ class _Function:
     def clone_key(self, i: int) -> tuple:
         """What a cloned value is, independent of where it sits."""
         if i not in self._clone_keys:
-            inner = tuple(self.clone_key(self.producer[v][0]) for v in self.ops[i].operands)
+            inner = tuple(
+                self.clone_key(self.producer[v][0]) if v in self.producer else ("arg", v)
+                for v in self.ops[i].operands
+            )
             self._clone_keys[i] = (self.signature(i), inner)
         return self._clone_keys[i]
 
@@ -273,8 +278,11 @@ def _interface(fn: _Function, members: list[int]):
                 clones.setdefault(p[0])
             elif p is None or p[0] not in inside:
                 inputs.setdefault(value)
+    clones = _with_operands(fn, clones)
+    for i in sorted(clones):  # the function arguments cloned `tensor.dim`s read
+        inputs.update((v, None) for v in fn.ops[i].operands if v not in fn.producer)
     outputs = [fn.ops[m].results[r] for m, r in fn.outputs(members)]
-    return list(inputs), _with_operands(fn, clones), outputs
+    return list(inputs), clones, outputs
 
 
 def _outline(fn: _Function, members, varying, name: str, module_body, renamed: dict) -> list:
@@ -336,7 +344,7 @@ def _with_operands(fn: _Function, clones: dict) -> set[int]:
         i = stack.pop()
         if i not in found:
             found.add(i)
-            stack.extend(fn.producer[v][0] for v in fn.ops[i].operands)
+            stack.extend(fn.producer[v][0] for v in fn.ops[i].operands if v in fn.producer)
     return found
 
 
