@@ -218,11 +218,11 @@ def expand_erf(b: _F32, x: ir.Value) -> ir.Value:
     small = b.fma(x, b.poly(arith.mulf(x, x), _ERF_SMALL_P), x)
     a = math.absf(x)
     u = arith.subf(b.clamp(a, None, _ERF_CLAMP), b.c(1.0))
-    # Q(u) = c0 + u R(u) in [-25.9, -2.67]; 2^Q = 2^n 2^f with n = round(u R) - 3, whose
-    # rounding (the rounder's low mantissa bits) is one FMA, and f = u R + (c0 - n) in
-    # [c0 + 2.5, c0 + 3.5] by another: not f = Q - n from a rounded Q (ulp 2^-22 at -2.67 cost
-    # 0.2 ULP of erf near |x| = 1, where erfc is largest). c0 - n is exact for the n that
-    # matter there (erfc >= 2^-5), and u R is small near u = 0.
+    # Q(u) = c0 + u R(u) in [-25.9, -2.67]; 2^Q = 2^n 2^f with n = round(u R) - 3 from the
+    # rounder, and f = u R + (c0 - n) in [c0 + 2.5, c0 + 3.5]: not f = Q - n from a rounded Q
+    # (ulp 2^-22 at -2.67 cost 0.2 ULP of erf near |x| = 1, where erfc is largest). c0 - n is
+    # exact for the n that matter there (erfc >= 2^-5), and u R -> 0 at u = 0, so its rounding
+    # is small there too (LLVM computes u R once and adds it twice: two adds, one multiply).
     rest = b.poly(u, _ERF_LARGE_Q[1:])
     t = b.fma(u, rest, b.c(_ROUNDER - 3.0))
     n = arith.subf(t, b.c(_ROUNDER))
