@@ -89,10 +89,24 @@ def plan_context() -> ir.Context:
     return context
 
 
+# `ATEN_MLIR_*` variables that do not change generated code (every other one is a kernel
+# switch, `ATEN_MLIR_VNNI=0` say, and keys the cache)
+_NOT_CODEGEN = frozenset(
+    {
+        "ATEN_MLIR_CACHE_DIR",
+        "ATEN_MLIR_CACHE_MAX_BYTES",
+        "ATEN_MLIR_DUMP_DIR",
+        "ATEN_MLIR_ISOLATE",
+        "ATEN_MLIR_STEP_TIMEOUT",
+        "ATEN_MLIR_THREADS",
+    }
+)
+
+
 def _codegen_choices(target: str) -> str:
     """What else decides the code of a `target` program: the CPU it is built for (AMX or FMA
-    kernels, vector width) and the `ATEN_MLIR_AMX*` / `ATEN_MLIR_NARROW*` switches; hosts of
-    different kinds sharing a cache directory then keep entries of their own."""
+    kernels, vector width) and the kernel switches (`ATEN_MLIR_AMX=0`, `ATEN_MLIR_VNNI=0`...);
+    hosts of different kinds sharing a cache directory then keep entries of their own."""
     if target != "cpu":
         return ""
     from aten_mlir.backends.cpu.target import target_key
@@ -100,7 +114,7 @@ def _codegen_choices(target: str) -> str:
     switches = sorted(
         f"{k}={v}"
         for k, v in os.environ.items()
-        if k.startswith(("ATEN_MLIR_AMX", "ATEN_MLIR_NARROW"))
+        if k.startswith("ATEN_MLIR_") and k not in _NOT_CODEGEN
     )
     return "\0".join([target_key(), *switches])
 

@@ -156,6 +156,20 @@ def test_a_changed_graph_or_option_changes_the_key():
     assert export_key(export(model, args, kwargs), "cpu", 2) == key
 
 
+@pytest.mark.parametrize(
+    "switch, keys",
+    [("ATEN_MLIR_VNNI", True), ("ATEN_MLIR_AMX", True), ("ATEN_MLIR_THREADS", False)],
+)
+def test_kernel_switches_key_the_cache(monkeypatch, switch, keys):
+    """A kernel switch (`ATEN_MLIR_VNNI=0`: FMA kernels instead of vdpbf16ps) changes the code,
+    so it must not hit an entry built without it; the thread count does not."""
+    monkeypatch.delenv(switch, raising=False)
+    ep = export(*make())
+    key = export_key(ep, "cpu", 2)
+    monkeypatch.setenv(switch, "0")
+    assert (export_key(ep, "cpu", 2) != key) == keys
+
+
 def test_changed_compiler_sources_miss(warm, monkeypatch):
     monkeypatch.setattr(program_cache, "source_digest", lambda: "other compiler sources")
     model, args, kwargs = make()
