@@ -8,12 +8,20 @@ private function and upstream `duplicate-function-elimination` keeps one of them
 the stages after fusion see one layer instead of twelve.
 
 Finding: the function's top-level ops, less the ones cloned rather than passed (constants, empty
-tensors and their fills and reshapes), get a shallow signature (name, types, attributes, the
-names of the ops in their regions). The longest tandem repeat of that sequence (a period `P`
-seen `k` times in a row) gives the candidate blocks; of its phases, the one whose blocks agree
-in how their ops connect (inside a block, and to what comes in and goes out) is taken. Equality
-is decided by `duplicate-function-elimination` on the outlined functions (the signature only
-proposes blocks): blocks that turn out to differ stay separate functions, still correct.
+tensors and their fills and reshapes, `tensor.dim`s of the function's arguments that size
+them), get a shallow signature (name, types, attributes, the names of the ops in their
+regions). The longest tandem repeat of that sequence (a period `P` seen `k` times in a row)
+gives the candidate blocks; of its phases, the one whose blocks agree in how their ops connect
+(inside a block, and to what comes in and goes out) is taken. Its ops are then taken out of the
+search and the next repeat is looked for (an unrolled 2-layer LSTM has a run of cells per
+layer); a run whose blocks compute nothing but copies stays inline. Equality is decided by
+`duplicate-function-elimination` on the outlined functions (the signature only proposes
+blocks): blocks that turn out to differ stay separate functions, still correct.
+
+An unrolled recurrence's cells differ in the static offset of the slice reading their time
+step: the signature leaves `extract_slice` offsets out, and the offsets that differ within a
+run are passed as `index` arguments (`repeat_offsets.py`). LSTM(256, 256, 2 layers) over 32
+steps: 62 calls of one function instead of 64 inline cells.
 
 A block's function takes the values its ops read from outside (in order of first use) and
 returns its values read after it (in order of definition), so identical blocks get identical
