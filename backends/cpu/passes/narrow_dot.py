@@ -48,6 +48,8 @@ from .kernels import Blocking, Contraction, KernelEmitter
 from .narrow_tiles import TileColumns
 from .narrow_tiles import fits as tiles_fit
 from .outer_kernel import OuterKernel
+from .vnni_kernel import vnni_emitter
+from .x86_registers import dpbf16ps
 
 # the row blocks a dynamic M picks from (each also used for M down to half of it plus one)
 _DYNAMIC_ROWS = (1, 2, 4, 8)
@@ -87,8 +89,6 @@ def narrow_dot_emitter(c: Contraction, types, blocks: Blocking, cpu: str = "") -
     # a dynamic M above FEW_ROWS at run time: the kernel the pass would have chosen
     fallback = None
     if rows is None:
-        from .vnni_kernel import vnni_emitter  # here: vnni_kernel uses this module's _dot
-
         kernel = DotKernel if c.kernel == "dot" else OuterKernel
         fallback = (
             amx_emitter(c, types, cpu)
@@ -265,7 +265,8 @@ class NarrowDot(KernelEmitter):
                 for j, (w0, w1) in enumerate(ws):
                     out.append(vector.fma(x1, w1, vector.fma(x0, w0, accs[i * cols + j])))
             return out
-        return [_dot(accs[i * cols + j], x, w) for i, x in enumerate(xs) for j, w in enumerate(ws)]
+        pairs = [(i, x, j, w) for i, x in enumerate(xs) for j, w in enumerate(ws)]
+        return [dpbf16ps(accs[i * cols + j], x, w) for i, x, j, w in pairs]
 
     def _halves(self, pairs: ir.Value) -> tuple[ir.Value, ir.Value]:
         """The even and the odd bf16 of 32 as two f32 vectors: a bf16 is the high half of the
@@ -280,9 +281,3 @@ class NarrowDot(KernelEmitter):
         even = arith.shli(words, self._sixteen)
         odd = arith.andi(words, self._high)
         return arith.bitcast(self.vector, even), arith.bitcast(self.vector, odd)
-
-
-def _dot(acc: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
-    """acc + the pairwise products of a and b: `vdpbf16ps` (no python builder upstream)."""
-    op = ir.Operation.create("x86vector.avx512.dot", results=[acc.type], operands=[acc, a, b])
-    return op.result

@@ -37,9 +37,9 @@ from aten_mlir.backends.cpu.target import cpu_target
 
 from .dot_kernel import FEW_ROWS
 from .kernels import MASKED, ONE_ROW, Blocking, Contraction, zero_fill_before
-from .narrow_dot import _dot
 from .outer_kernel import PANEL_ALIGN, OuterKernel
 from .vnni_pack import WORDS, pack_along_k, pack_along_n
+from .x86_registers import dpbf16ps
 
 # The register block: ROWS x VECTORS accumulators + VECTORS panel loads + 1 broadcast <= 32 zmm
 ROWS, VECTORS = 6, 4
@@ -292,5 +292,5 @@ class _PairStep:
             word = vector.broadcast(self.words, vector.bitcast(self.word, pair))
             a = vector.bitcast(e.pairs, word)
             for j in range(self.vectors):
-                out.append(_dot(accs[i * self.vectors + j], a, bs[j]))
+                out.append(dpbf16ps(accs[i * self.vectors + j], a, bs[j]))
         return out

@@ -83,3 +83,10 @@ def cvtneps2bf16(x: ir.Value) -> ir.Value:
         ).results[0]
 
     return per_register([x], ir.BF16Type.get(), one)
+
+
+def dpbf16ps(acc: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
+    """acc + the pairwise products of the bf16 pairs of a and b: `vdpbf16ps`
+    (`x86vector.avx512.dot`, which has no Python builder upstream)."""
+    op = ir.Operation.create("x86vector.avx512.dot", results=[acc.type], operands=[acc, a, b])
+    return op.result
