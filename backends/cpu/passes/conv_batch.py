@@ -44,7 +44,9 @@ def batched_im2col_emitter(
     wide = not isinstance(accumulator_type(out.element_type), ir.F32Type)
     lanes = blocking.vector_bytes // (8 if wide else 4)
     strides, _ = out.get_strides_and_offset()
-    if ow >= blocking.outer_vectors * lanes or not identity_layout(weight) or strides[-1] != 1:
+    if ow >= blocking.outer_vectors * lanes:
+        return im2col_emitter(op, types, blocking)
+    if not identity_layout(weight) or strides[-1] != 1:
         return None
     n = None if ir.ShapedType.is_dynamic_size(n) else n
     g = images_per_block(n, oh * ow)
