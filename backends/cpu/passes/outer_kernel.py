@@ -21,6 +21,7 @@ contiguous run instead of R rows of A a whole row apart).
 
 from __future__ import annotations
 
+import dataclasses
 from contextlib import ExitStack
 
 from mlir import ir
@@ -88,6 +89,37 @@ class OuterKernel(KernelEmitter):
             scf.YieldOp([])
 
     def _on_panels(self, ivs):
+        columns = self._strip_columns()
+        if columns is None:
+            self._panels_nest(ivs, PACK_A and a_pack.packs_a(self))
+            return
+        # `?` columns: A copied as strips only from as many columns as a static compile copies
+        # it (dynamic `q @ k.T`, n the sequence, copied A at s33: 1.17x the static compile)
+        wide = arith.cmpi(arith.CmpIPredicate.sge, self.extent(self.c.n), self.index(columns))
+        branch = scf.IfOp(wide, has_else=True)
+        for block, strips in ((branch.then_block, True), (branch.else_block, False)):
+            with ir.InsertionPoint(block):
+                self._panels_nest(ivs, strips)
+                scf.YieldOp([])
+
+    def _strip_columns(self) -> int | None:
+        """The fewest columns from which a_pack copies A, when the columns are `?` and the copy
+        depends on them; else None (the copy, or not, decided at compile time)."""
+        if not (PACK_A and self.c.extents[self.c.n] is None and a_pack.packs_a(self)):
+            return None
+
+        def packs(columns: int) -> bool:
+            return a_pack.packs_a(_AtColumns(self, columns))
+
+        lo, hi = 1, 1 << 20
+        if packs(lo) or not packs(hi):
+            return None
+        while hi - lo > 1:  # packs(hi) and not packs(lo): the rule is monotone in the columns
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if packs(mid) else (mid, hi)
+        return hi
+
+    def _panels_nest(self, ivs, pack_a: bool):
         """GotoBLAS's order: n block -> k block -> copy B's block as panels -> m blocks -> n
         tiles -> m tiles. Each [block_k, block_n] block of B is copied once for the whole
         product, however the rows are cut into m blocks; the copy (in L2) is reused by every
@@ -108,7 +140,7 @@ class OuterKernel(KernelEmitter):
         ]
         panel_type = ir.MemRefType.get(shape, self.element)
         strips = None
-        if PACK_A and a_pack.packs_a(self):
+        if pack_a:
             strips = a_pack.alloc_strips(self)
             a_pack.pack_strips(self, ivs, strips)
         # private to the n block: the n blocks are independent (shared out whole, no wait
@@ -330,3 +362,16 @@ class OuterKernel(KernelEmitter):
             ]
 
         return from_panels
+
+
+class _AtColumns:
+    """An OuterKernel as a_pack.packs_a sees it, with its `?` columns made `columns`."""
+
+    def __init__(self, e: OuterKernel, columns: int):
+        self._e = e
+        extents = list(e.c.extents)
+        extents[e.c.n] = columns
+        self.c = dataclasses.replace(e.c, extents=tuple(extents))
+
+    def __getattr__(self, name: str):
+        return getattr(self._e, name)

@@ -63,9 +63,13 @@ func.func @dynamic_k_dot(%x: memref<8x?xf32>, %w: memref<12x?xf32>, %y: memref<8
 
 // Attention scores with the sequence `?` in both dims of C: panels of a static size copied
 // straight from k's rows (16 x 16 blocks transposed in registers); the rows past the runtime
-// sequence read nothing (masks of what is left).
+// sequence read nothing (masks of what is left). q is copied as k-major strips only from 512
+// columns (the `?` sequence), as a static compile copies it: the nest twice under an scf.if.
 // CHECK-LABEL: func.func @dynamic_scores
-// CHECK: memref.dim %arg1, %c1 : memref<2x?x16xf32>
+// CHECK: %[[N:.+]] = memref.dim %arg1, %c1 : memref<2x?x16xf32>
+// CHECK: %[[WIDE:.+]] = arith.cmpi sge, %[[N]], %c512 : index
+// CHECK-NEXT: scf.if %[[WIDE]] {
+// CHECK: %[[STRIPS:.+]] = memref.alloc(%{{.*}}) {alignment = 64 : i64} : memref<1x?x256x8xf32>
 // CHECK: %[[P:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x16x32xf32>
 // CHECK: vector.create_mask
 // CHECK-NEXT: vector.maskedload %arg1
@@ -73,6 +77,12 @@ func.func @dynamic_k_dot(%x: memref<8x?xf32>, %w: memref<12x?xf32>, %y: memref<8
 // CHECK: vector.store {{.*}}, %[[P]]
 // CHECK: vector.fma
 // CHECK: memref.dealloc %[[P]]
+// CHECK: memref.dealloc %[[STRIPS]]
+// CHECK-NEXT: } else {
+// CHECK-NOT: memref<1x?x256x8xf32>
+// CHECK: %[[P2:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x16x32xf32>
+// CHECK: vector.fma
+// CHECK: memref.dealloc %[[P2]]
 #q = affine_map<(b, i, j, d) -> (b, i, d)>
 #k = affine_map<(b, i, j, d) -> (b, j, d)>
 #s = affine_map<(b, i, j, d) -> (b, i, j)>

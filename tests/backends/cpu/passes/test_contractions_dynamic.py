@@ -154,9 +154,10 @@ def _attention_chain(q, k, v):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["f32", "bf16"])
 def test_attention_products_at_odd_sequences(dtype, tmp_path):
     """dyn_attention's products, [b, 8, s, 64] with batch and sequence `?`: `q @ k.T` (rows and
-    columns `?`) and `@ v` (rows and k `?`, C's zero fill folded into the kernel but for k = 0),
-    one compile, at sequences below, across and past every block, against eager."""
-    seq, batch = Dim("seq", min=1, max=512), Dim("batch", min=1, max=64)
+    columns `?`; A copied as strips from 512 columns on, decided at run time) and `@ v` (rows and
+    k `?`, C's zero fill folded into the kernel but for k = 0), one compile, at sequences below,
+    across and past every block, against eager."""
+    seq, batch = Dim("seq", min=1, max=1024), Dim("batch", min=1, max=64)
 
     def make(b, s):
         g = torch.Generator().manual_seed(s)
@@ -171,7 +172,8 @@ def test_attention_products_at_odd_sequences(dtype, tmp_path):
         assert re.search(r"scf\.if %\w+ \{\s*linalg\.fill", text), text
         assert text.count("linalg.fill") == 1
     tol = {} if dtype == torch.float32 else {"rtol": 2e-2, "atol": 2e-2}
-    for b, s in ((1, 1), (2, 7), (1, 33), (1, 77), (2, 129), (1, 200)):
+    # (520: q copied as strips, from 512 columns; below: read in place)
+    for b, s in ((1, 1), (2, 7), (1, 33), (1, 77), (2, 129), (1, 200), (1, 520)):
         args = make(b, s)
         expected = _attention_chain(*(x.double() for x in args)).to(dtype)
         torch.testing.assert_close(compiled(*args), expected, **tol)
