@@ -94,7 +94,9 @@ def test_recurrent_steps_with_a_dynamic_batch(cell, tmp_path):
         model, (torch.randn(9, 20, 64),), dynamic_shapes=({0: Dim("b", max=64)},)
     )
     compiled = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
-    assert len(_choices(tmp_path)) >= 20
+    # the 20 steps' cells are outlined into one function (aten-outline-repeated-blocks), so
+    # the choice is emitted once per product there, not once per step
+    assert len(_choices(tmp_path)) >= 1
     assert _scalar_copies(tmp_path) == 0
     with torch.no_grad():
         for batch in (1, 9, 33):
