@@ -188,6 +188,42 @@ def decompose_rnn_relu(op, rewriter):
     return _run(op, rewriter, [rewriter.args["hx"]], _simple_cell("aten.relu"))
 
 
+def _one_step(rewriter, hx: tuple, cell):
+    """A cell op's single step: the input projected (x W_ih^T + b_ih), then `cell`."""
+    a = rewriter.args
+    group = (a["w_ih"], a["w_hh"], a["b_ih"], a["b_hh"])  # a bias may be None: no add
+    layer = _Layer(rewriter, group, True, cell)
+    return cell(layer, layer.linear(a["input"], layer.w_ih, layer.b_ih), hx)
+
+
+@register_decomposition("aten.lstm_cell")
+def decompose_lstm_cell(op, rewriter):
+    """aten.lstm_cell -> aten.linear, aten.slice.Tensor, aten.sigmoid, aten.tanh,
+    aten.mul.Tensor, aten.add.Tensor: one step of nn.LSTMCell (export keeps the cell op)"""
+    h, c = rewriter.args["hx"]
+    return list(_one_step(rewriter, (h, c), _lstm_cell))
+
+
+@register_decomposition("aten.gru_cell")
+def decompose_gru_cell(op, rewriter):
+    """aten.gru_cell -> aten.linear, aten.slice.Tensor, aten.sigmoid, aten.tanh,
+    aten.mul.Tensor, aten.sub.Tensor, aten.add.Tensor: one step of nn.GRUCell"""
+    return list(_one_step(rewriter, (rewriter.args["hx"],), _gru_cell))
+
+
+@register_decomposition("aten.rnn_tanh_cell")
+def decompose_rnn_tanh_cell(op, rewriter):
+    """aten.rnn_tanh_cell -> aten.linear, aten.add.Tensor, aten.tanh: one step of nn.RNNCell"""
+    return list(_one_step(rewriter, (rewriter.args["hx"],), _simple_cell("aten.tanh")))
+
+
+@register_decomposition("aten.rnn_relu_cell")
+def decompose_rnn_relu_cell(op, rewriter):
+    """aten.rnn_relu_cell -> aten.linear, aten.add.Tensor, aten.relu: one step of
+    nn.RNNCell(nonlinearity="relu")"""
+    return list(_one_step(rewriter, (rewriter.args["hx"],), _simple_cell("aten.relu")))
+
+
 @register_decomposition("aten.mkldnn_rnn_layer")
 def decompose_mkldnn_rnn_layer(op, rewriter):
     """aten.mkldnn_rnn_layer -> aten.linear, aten.select.int, aten.slice.Tensor, aten.sigmoid,

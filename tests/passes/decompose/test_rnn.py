@@ -138,3 +138,44 @@ def test_mkldnn_rnn_layer_matches_the_oneDNN_kernel(reverse):
     want = torch.ops.aten.mkldnn_rnn_layer(*tensors, *args.values())
     for g, w in zip(got[:3], want[:3]):
         torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-5)
+
+
+class _Cells(torch.nn.Module):
+    """A Python loop over a cell (export keeps `aten.gru_cell` & co. as ops), the state
+    handed from one cell kind to the next; an unbatched call of each as well."""
+
+    def __init__(self, bias: bool):
+        super().__init__()
+        self.gru = torch.nn.GRUCell(4, 5, bias=bias)
+        self.lstm = torch.nn.LSTMCell(4, 5, bias=bias)
+        self.tanh = torch.nn.RNNCell(4, 5, bias=bias)
+        self.relu = torch.nn.RNNCell(4, 5, bias=bias, nonlinearity="relu")
+
+    def forward(self, x, h):
+        for t in range(x.shape[1]):
+            h = self.gru(x[:, t], h)
+        h, c = self.lstm(x[:, 0], (h, h * 0.5))
+        h = self.relu(x[:, 1], self.tanh(x[:, 2], h))
+        return h, c, self.gru(x[0, 0], h[0])
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_cell_ops_compile_like_eager(bias, dynamic):
+    torch.manual_seed(0)
+    m = _Cells(bias).eval()
+    x, h = torch.randn(3, 4, 4), torch.randn(3, 5)
+    batch = torch.export.Dim("B", min=2)
+    shapes = ({0: batch}, {0: batch}) if dynamic else None
+    ep = torch.export.export(m, (x, h), dynamic_shapes=shapes)
+    names = {str(n.target) for n in ep.graph.nodes}
+    assert {"aten.gru_cell.default", "aten.lstm_cell.default"} <= names  # what is tested
+    assert [
+        op.name for op in ops_outside(decompose(import_program(ep)).module.operation, target_set())
+    ] == []
+    compiled = aten_mlir.compile(ep)
+    assert compiled.fallbacks == []
+    for size in (3, 7) if dynamic else (3,):
+        args = (torch.randn(size, 4, 4), torch.randn(size, 5))
+        for got, want in zip(_flat(compiled(*args)), _flat(m(*args)), strict=True):
+            torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
