@@ -38,6 +38,7 @@ from .program_cache import (
     store_plan,
 )
 from .runtime import CompiledProgram
+from .warm_up import import_passes
 
 
 class CompileError(RuntimeError):
@@ -201,6 +202,7 @@ def _lower(program: Program, dump: Path | None, stages=CPU_STAGES):
     if not isolation_enabled():
         return _lower_in(program, dump, stages, program.context)
     warm_up_meta()  # the child inherits it; without, every compile's child redoes it
+    import_passes(stages)  # likewise the pass modules (0.2-0.5 s of imports per child)
     try:
         main_code, module_code = run_isolated(_lower_child, program, dump, stages)
     except ChildCrashed as crash:
