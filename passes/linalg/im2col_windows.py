@@ -289,7 +289,13 @@ def _col_groups(plan: _Plan, col_dims: list[int]) -> list[list[int]]:
     ]
 
 
-TRANSPOSED_COLS = True
+# A window read with a stride along its last dim (`ow * 2 + kw`) copied into transposed cols
+# [O, J] (the outer kernel's B) instead of [J, O]: chosen on an Intel host, where it was faster;
+# on znver5 the [J, O] copy (lanes along `ow`) is faster for every strided weight gradient timed
+# (1 thread, thread CPU time, fwd + weight grad of a stride-2 3x3 conv: 64->128 on [8,64,56,56]
+# 15.9 -> 13.6 ms, on [16,64,16,16] 2.19 -> 1.80, 3->64 on [4,3,224,224] 5.20 -> 5.15;
+# train_cnn step 9.8 -> 9.1 ms), so it is off; the switch stays for other hosts' A/Bs.
+TRANSPOSED_COLS = False
 
 
 def _strided_last_read(x_map: ir.AffineMap, plan: _Plan) -> bool:

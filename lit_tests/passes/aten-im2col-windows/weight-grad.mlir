@@ -1,18 +1,18 @@
 // RUN: aten-opt %s -p aten-im2col-windows --split-input-file | FileCheck %s
 
 // A conv2d weight gradient (stride 2, dilation 1) as convolution_backward lowers it: the
-// windows of the padded input are copied to cols[n, g, oh, ow, c, kh, kw] (strided rows: the
-// copy runs element by element either way, so it writes the layout the product reads as a
-// plain B[k, n]), collapsed to [n, g, oh*ow, c*kh*kw]; the product then reduces over
-// (n, oh*ow) with columns c*kh*kw.
+// windows of the padded input are copied to cols[n, g, c, kh, kw, oh, ow] (strided rows: the
+// copy gathers along ow; the transposed [oh, ow, c, kh, kw] layout, TRANSPOSED_COLS, was slower
+// on znver5), collapsed to [n, g, c*kh*kw, oh*ow]; the product then reduces over (n, oh*ow)
+// with columns c*kh*kw.
 // CHECK-LABEL: func.func @weight_grad
-// CHECK: %[[COPY:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]{{.*}} ins(%arg1 : tensor<2x1x3x9x9xf32>) outs(%{{.+}} : tensor<2x1x4x4x3x3x3xf32>)
+// CHECK: %[[COPY:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]{{.*}} ins(%arg1 : tensor<2x1x3x9x9xf32>) outs(%{{.+}} : tensor<2x1x3x3x3x4x4xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
 // CHECK-NEXT: linalg.yield %[[IN]] : f32
-// CHECK: %[[COLS:.+]] = tensor.collapse_shape %[[COPY]] {{\[}}[0], [1], [2, 3], [4, 5, 6]] : tensor<2x1x4x4x3x3x3xf32> into tensor<2x1x16x27xf32>
+// CHECK: %[[COLS:.+]] = tensor.collapse_shape %[[COPY]] {{\[}}[0], [1], [2, 3, 4], [5, 6]] : tensor<2x1x3x3x3x4x4xf32> into tensor<2x1x27x16xf32>
 // CHECK: %[[GO:.+]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2], [3, 4]] : tensor<2x1x5x4x4xf32> into tensor<2x1x5x16xf32>
 // CHECK: %[[ACC:.+]] = tensor.collapse_shape %arg2 {{\[}}[0], [1], [2, 3, 4]] : tensor<1x5x3x3x3xf32> into tensor<1x5x27xf32>
-// CHECK: %[[P:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[GO]], %[[COLS]] : tensor<2x1x5x16xf32>, tensor<2x1x16x27xf32>) outs(%[[ACC]] : tensor<1x5x27xf32>)
+// CHECK: %[[P:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[GO]], %[[COLS]] : tensor<2x1x5x16xf32>, tensor<2x1x27x16xf32>) outs(%[[ACC]] : tensor<1x5x27xf32>)
 // CHECK: tensor.expand_shape %[[P]] {{\[}}[0], [1], [2, 3, 4]] output_shape [1, 5, 3, 3, 3]
 #go = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, i, oh, ow)>
 #x = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, j, oh * 2 + kh, ow * 2 + kw)>
