@@ -35,6 +35,8 @@ from .native_bf16 import rounds_natively
 from .vectorize_plan import (
     INTEGER_DIVISIONS,
     Plan,
+    long_body,
+    long_body_lanes,
     neutral,
     plan,
     register_lanes,
@@ -76,7 +78,11 @@ class VectorizeGenerics(ModulePass):
 
     def run(self, module_op: ir.Operation) -> None:
         register = 0 if self.lanes and self.reduction_lanes else register_lanes(self.cpu)
-        widths = (self.lanes or 2 * register, self.reduction_lanes or 4 * register)
+        widths = (
+            self.lanes or 2 * register,
+            self.reduction_lanes or 4 * register,
+            self.lanes or long_body_lanes(register),
+        )
         with module_op.context:
             found = [p for p in map(plan, nested_ops(module_op)) if p is not None]
             for p in found:
@@ -91,9 +97,9 @@ class VectorizeGenerics(ModulePass):
                     p.op.erase()
 
 
-def _lanes(p: Plan, extents: list[int | None], widths: tuple[int, int]) -> int:
+def _lanes(p: Plan, extents: list[int | None], widths: tuple[int, int, int]) -> int:
     """Elements per step: a short static row's covering power of two; 0 below MIN_LANE_EXTENT."""
-    lanes = widths[1] if p.reduces else widths[0]
+    lanes = widths[1] if p.reduces else widths[2] if long_body(p.block, _FAST_MATH) else widths[0]
     row = [extents[d] for d in (p.dim, *p.folded)]
     if None in row:
         return lanes
