@@ -1,8 +1,42 @@
-"""How close a narrow-type (bf16/f16) product must be: as close to float64 as eager's."""
+"""Narrow-type (bf16/f16) products in tests: how close one must be (as close to float64 as
+eager's), and the IR of a bf16 product for the CPU kernels' pass tests."""
 
 from __future__ import annotations
 
 import torch
+from mlir import ir
+
+from aten_mlir.dialects import make_context
+from aten_mlir.passes import run_pipeline
+
+_BF16_PRODUCT = """
+#x = affine_map<(m, n, k) -> (m, k)>
+#w = affine_map<(m, n, k) -> ({w})>
+#y = affine_map<(m, n, k) -> (m, n)>
+func.func @product(%x: memref<{m}x{k}xbf16>, %w: memref<{ws}xbf16>, %y: memref<{m}x{n}xf32>) {{
+  linalg.generic {{indexing_maps = [#x, #w, #y],
+                  iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%x, %w : memref<{m}x{k}xbf16>, memref<{ws}xbf16>) outs(%y : memref<{m}x{n}xf32>) {{
+  ^bb0(%p: bf16, %q: bf16, %acc: f32):
+    %a = arith.extf %p : bf16 to f32
+    %b = arith.extf %q : bf16 to f32
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }}
+  return
+}}
+"""
+
+
+def vectorized_bf16_product(cpu: str, m: str, k: str, n: str, transposed: bool = True) -> str:
+    """`x[m, k] @ W.T` (W [n, k]; `transposed=False`: `x @ W`, W [k, n]) in bf16 into f32 after
+    `cpu-vectorize-contractions{cpu=...}`; sizes as IR text ("?" for dynamic)."""
+    w, ws = ("n, k", f"{n}x{k}") if transposed else ("k, n", f"{k}x{n}")
+    with make_context():
+        module = ir.Module.parse(_BF16_PRODUCT.format(m=m, k=k, n=n, w=w, ws=ws))
+        run_pipeline(module, f"cpu-vectorize-contractions{{cpu={cpu}}},canonicalize,cse")
+        return str(module)
 
 
 def assert_close_as_eager(ours, eager, exact):

@@ -204,6 +204,14 @@ class OuterKernel(KernelEmitter):
         columns = -(-n // count)
         return -(-columns // nr) * nr
 
+    def panel_bounds(self, bn, bk, nr: int):
+        """(k rows, columns, panels) of the block of B at (bk, bn) a panel copy fills: the
+        block's k rows and columns, both cut at B's end, the columns in panels of `nr`."""
+        c = self.c
+        k_stop = arith.minsi(self.index(self.blocks.block_k), arith.subi(self.extent(c.k), bk))
+        n_left = arith.minsi(self.index(self._n_block()), arith.subi(self.extent(c.n), bn))
+        return k_stop, n_left, arith.divui(arith.addi(n_left, self.index(nr - 1)), self.index(nr))
+
     def _nr(self) -> int:
         """Columns of a panel: the register block's."""
         return self.blocks.outer_vectors * self.lanes
@@ -222,10 +230,8 @@ class OuterKernel(KernelEmitter):
 
     def _pack_panels(self, ivs, panels, bn, bk, nr):
         """panels[p, kk, :] = B[bk + kk, bn + p * nr :][:nr], lanes past n zero."""
-        c, blocks = self.c, self.blocks
-        k_stop = arith.minsi(self.index(blocks.block_k), arith.subi(self.extent(c.k), bk))
-        n_left = arith.minsi(self.index(self._n_block()), arith.subi(self.extent(c.n), bn))
-        p_stop = arith.divui(arith.addi(n_left, self.index(nr - 1)), self.index(nr))
+        c = self.c
+        k_stop, n_left, p_stop = self.panel_bounds(bn, bk, nr)
         stride = lane_stride(self.b_index, c.n)
         kk_loop = scf.ForOp(self.index(0), k_stop, self.index(1))
         with ir.InsertionPoint(kk_loop.body):

@@ -35,9 +35,7 @@ def _bf16_lanes(e, base, indices, width) -> ir.Value:
 def pack_along_n(e, ivs, panels, bn, bk) -> None:
     """panels[p, kp, 2 j + h] = B[k = bk + 2 kp + h, n = bn + p NR + j] for B [k, n]."""
     c, nr = e.c, e.nr
-    k_stop = arith.minsi(e.index(e.blocks.block_k), arith.subi(e.extent(c.k), bk))
-    n_left = arith.minsi(e.index(e._n_block()), arith.subi(e.extent(c.n), bn))
-    p_stop = arith.divui(arith.addi(n_left, e.index(nr - 1)), e.index(nr))
+    k_stop, n_left, p_stop = e.panel_bounds(bn, bk, nr)
     pair_stop = arith.divui(arith.addi(k_stop, e.index(1)), e.index(2))
     interleave = [i // 2 + (WORDS if i % 2 else 0) for i in range(2 * WORDS)]
     # pairs outer: each step reads two rows of B's block left to right (runs the prefetcher
@@ -83,10 +81,8 @@ def _row_pair(e, ivs, ks, columns) -> list[ir.Value]:
 
 def pack_along_k(e, ivs, panels, bn, bk) -> None:
     """panels[p, kp, 2 j + h] = B[n = bn + p NR + j, k = bk + 2 kp + h] for B [n, k]."""
-    c, nr = e.c, e.nr
-    k_stop = arith.minsi(e.index(e.blocks.block_k), arith.subi(e.extent(c.k), bk))
-    n_left = arith.minsi(e.index(e._n_block()), arith.subi(e.extent(c.n), bn))
-    p_stop = arith.divui(arith.addi(n_left, e.index(nr - 1)), e.index(nr))
+    nr = e.nr
+    k_stop, n_left, p_stop = e.panel_bounds(bn, bk, nr)
     # panels outer, k inner: a panel reads its NR rows of B along k and is written in order
     p_loop = scf.ForOp(e.index(0), p_stop, e.index(1))
     with ir.InsertionPoint(p_loop.body):

@@ -9,48 +9,22 @@ from __future__ import annotations
 
 import pytest
 import torch
-from mlir import ir
 from torch.export import Dim
 
 import aten_mlir
 from aten_mlir.backends.cpu.passes.vnni_kernel import MIN_ROWS_ALONG_K
 from aten_mlir.backends.cpu.target import cpu_target
-from aten_mlir.dialects import make_context
-from aten_mlir.passes import run_pipeline
 from tests.modules import Fn
-from tests.support.narrow_products import assert_close_as_eager
+from tests.support.narrow_products import assert_close_as_eager, vectorized_bf16_product
 
 requires_bf16_dot = pytest.mark.skipif(
     not cpu_target("native").avx512_bf16 or cpu_target("native").amx_bf16,
     reason="host without AVX512-BF16, or with AMX (which runs these products)",
 )
 
-PRODUCT = """
-#x = affine_map<(m, n, k) -> (m, k)>
-#w = affine_map<(m, n, k) -> ({w})>
-#y = affine_map<(m, n, k) -> (m, n)>
-func.func @product(%x: memref<{m}x{k}xbf16>, %w: memref<{ws}xbf16>, %y: memref<{m}x{n}xf32>) {{
-  linalg.generic {{indexing_maps = [#x, #w, #y],
-                  iterator_types = ["parallel", "parallel", "reduction"]}}
-      ins(%x, %w : memref<{m}x{k}xbf16>, memref<{ws}xbf16>) outs(%y : memref<{m}x{n}xf32>) {{
-  ^bb0(%p: bf16, %q: bf16, %acc: f32):
-    %a = arith.extf %p : bf16 to f32
-    %b = arith.extf %q : bf16 to f32
-    %0 = arith.mulf %a, %b : f32
-    %1 = arith.addf %acc, %0 : f32
-    linalg.yield %1 : f32
-  }}
-  return
-}}
-"""
-
 
 def _vectorized(cpu: str, m="64", k="100", n="70", transposed=True) -> str:
-    w, ws = ("n, k", f"{n}x{k}") if transposed else ("k, n", f"{k}x{n}")
-    with make_context():
-        module = ir.Module.parse(PRODUCT.format(m=m, k=k, n=n, w=w, ws=ws))
-        run_pipeline(module, f"cpu-vectorize-contractions{{cpu={cpu}}},canonicalize,cse")
-        return str(module)
+    return vectorized_bf16_product(cpu, m, k, n, transposed)
 
 
 @pytest.mark.parametrize("transposed", [True, False], ids=["x@W.T", "x@W"])
