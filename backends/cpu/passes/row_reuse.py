@@ -164,9 +164,12 @@ def _walk(op: ir.Operation):
 
 
 def reuse_block(block: ir.Block) -> None:
-    for op in [o.operation for o in block.operations]:
-        if op.name == "scf.parallel":
-            reuse_in_nest(op)
+    # the nests are picked before any rewrite: a reuse erases allocs and deallocs of this block,
+    # and reading the name of an erased op afterwards is a use after free (an intermittent
+    # SIGSEGV compiling GPT-2, depending on what reused the memory)
+    nests = [o.operation for o in block.operations if o.operation.name == "scf.parallel"]
+    for op in nests:
+        reuse_in_nest(op)
 
 
 @register_pass
