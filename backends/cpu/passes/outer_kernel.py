@@ -212,6 +212,16 @@ class OuterKernel(KernelEmitter):
         n_left = arith.minsi(self.index(self._n_block()), arith.subi(self.extent(c.n), bn))
         return k_stop, n_left, arith.divui(arith.addi(n_left, self.index(nr - 1)), self.index(nr))
 
+    def panel_row(self, bn, first, r: int, n_left, k_left):
+        """(row of B, elements to read) for row `first + r` of a panel copy's block at column
+        `bn`: past the block's `n_left` columns the row index is clamped to B's last row (never
+        outside B) and nothing is read (zeros), else `k_left` elements."""
+        row = arith.addi(first, self.index(r))
+        inside = arith.cmpi(arith.CmpIPredicate.slt, row, n_left)
+        last = arith.subi(self.extent(self.c.n), self.index(1))
+        n = arith.minsi(arith.addi(bn, row), last)
+        return n, arith.select(inside, k_left, self.index(0))
+
     def _nr(self) -> int:
         """Columns of a panel: the register block's."""
         return self.blocks.outer_vectors * self.lanes

@@ -57,13 +57,9 @@ def _load_block(e, ivs, bn, k, first, n_left, k_left) -> list[ir.Value]:
             out.append(e._load_lanes(e.b, e._at(1, {**ivs, c.n: n, c.k: k}, {}), lanes))
         scf.YieldOp(out)
     with ir.InsertionPoint(branch.else_block):
-        last = arith.subi(e.extent(c.n), e.index(1))
         out = []
         for r in range(lanes):
-            row = arith.addi(first, e.index(r))
-            inside = arith.cmpi(arith.CmpIPredicate.slt, row, n_left)
-            width = arith.select(inside, k_left, e.index(0))
-            n = arith.minsi(arith.addi(bn, row), last)
+            n, width = e.panel_row(bn, first, r, n_left, k_left)
             out.append(e._load_lanes(e.b, e._at(1, {**ivs, c.n: n, c.k: k}, {}), width))
         scf.YieldOp(out)
     return list(branch.results)

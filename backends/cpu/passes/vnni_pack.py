@@ -118,13 +118,9 @@ def _words_block(e, ivs, at, first, left) -> list[ir.Value]:
             rows.append(vector.load(e.pairs, e.b, e._at(1, {**ivs, c.n: n, c.k: k}, {})))
         scf.YieldOp([vector.bitcast(words, row) for row in rows])
     with ir.InsertionPoint(branch.else_block):
-        last = arith.subi(e.extent(c.n), e.index(1))
         rows = []
         for r in range(WORDS):
-            row = arith.addi(first, e.index(r))
-            inside = arith.cmpi(arith.CmpIPredicate.slt, row, n_left)
-            n = arith.minsi(arith.addi(bn, row), last)
-            width = arith.select(inside, k_left, e.index(0))
+            n, width = e.panel_row(bn, first, r, n_left, k_left)
             at = e._at(1, {**ivs, c.n: n, c.k: k}, {})
             rows.append(_bf16_lanes(e, e.b, at, (width, 2 * WORDS)))
         scf.YieldOp([vector.bitcast(words, row) for row in rows])
