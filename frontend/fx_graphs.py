@@ -252,16 +252,25 @@ def _size_nodes(graph, expr, reads, where):
         return int(expr)
     if isinstance(expr, sympy.Symbol):
         return reads[expr]
-    op = _SYMBOLIC_OPS.get(type(expr))
+    op, args = _operands(expr)
     if op is None:
         raise GraphImportError(f"size {expr} of '{where.name}' at {describe_node(where)}")
-    terms = [_size_nodes(graph, a, reads, where) for a in expr.args]
+    terms = [_size_nodes(graph, a, reads, where) for a in args]
     value = terms[0]
     for term in terms[1:]:
         node = graph.call_function(op, (value, term))
         node.meta["val"] = op(_example(value), _example(term))  # the verifier wants every val
         value = node
     return value
+
+
+def _operands(expr):
+    """(the Python operator folding `expr`'s terms left to right, the terms); a power with a
+    positive integer exponent as repeated products: `H * W` of a square image traced with
+    dynamic sizes is `s**2` (a group norm's element count), which names one symbol twice."""
+    if isinstance(expr, sympy.Pow) and expr.exp.is_Integer and int(expr.exp) >= 1:
+        return operator.mul, [expr.base] * int(expr.exp)
+    return _SYMBOLIC_OPS.get(type(expr)), expr.args
 
 
 def _example(x):
@@ -275,10 +284,10 @@ def _evaluator(expr, reader):
     direct = reader(expr)
     if direct is not None:
         return direct
-    op = _SYMBOLIC_OPS.get(type(expr))
+    op, args = _operands(expr)
     if op is None:
         raise GraphImportError(f"size {expr} cannot be evaluated from the graph's inputs")
-    terms = [_evaluator(a, reader) for a in expr.args]
+    terms = [_evaluator(a, reader) for a in args]
 
     def evaluate(args):
         value = terms[0](args)
