@@ -31,7 +31,7 @@ from torch.export.graph_signature import (
     OutputSpec,
     TensorArgument,
 )
-from torch.utils._sympy.functions import FloorDiv, Mod
+from torch.utils._sympy.functions import CleanDiv, FloorDiv, Max, Min, Mod, PowByNatural, PythonMod
 
 from .locations import describe_node
 
@@ -41,7 +41,11 @@ _SYMBOLIC_OPS = {
     sympy.Add: operator.add,
     sympy.Mul: operator.mul,
     FloorDiv: operator.floordiv,
+    CleanDiv: operator.floordiv,  # a division known exact
     Mod: operator.mod,
+    PythonMod: operator.mod,
+    Max: torch.sym_max,
+    Min: torch.sym_min,
 }
 
 
@@ -268,8 +272,11 @@ def _operands(expr):
     """(the Python operator folding `expr`'s terms left to right, the terms); a power with a
     positive integer exponent as repeated products: `H * W` of a square image traced with
     dynamic sizes is `s**2` (a group norm's element count), which names one symbol twice."""
-    if isinstance(expr, sympy.Pow) and expr.exp.is_Integer and int(expr.exp) >= 1:
-        return operator.mul, [expr.base] * int(expr.exp)
+    if isinstance(expr, (sympy.Pow, PowByNatural)):
+        base, exp = expr.args
+        if exp.is_Integer and int(exp) >= 1:
+            return operator.mul, [base] * int(exp)
+        return None, ()
     return _SYMBOLIC_OPS.get(type(expr)), expr.args
 
 

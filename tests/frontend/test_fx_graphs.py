@@ -118,6 +118,32 @@ def test_a_square_images_element_count_is_a_power_of_one_size():
         _same(got, want)
 
 
+def test_size_expressions_torch_writes_evaluate_as_python_would():
+    from torch.utils._sympy.functions import CleanDiv, Max, Min, PowByNatural, PythonMod
+
+    from aten_mlir.frontend.fx_graphs import _evaluator
+
+    s, t = sympy.symbols("s t", integer=True, positive=True)
+    values = {s: 0, t: 1}
+
+    def reader(e):
+        return (lambda args, _i=values[e]: args[_i]) if e in values else None
+
+    exprs = [
+        Max(s, t + 2),
+        Min(2 * s, t),
+        PythonMod(s + 5, t),
+        CleanDiv(4 * s, 2),
+        PowByNatural(s, 3),
+    ]
+    for args in [(3, 4), (7, 2), (1, 9)]:
+        want = [max(args[0], args[1] + 2), min(2 * args[0], args[1]), (args[0] + 5) % args[1]]
+        want += [4 * args[0] // 2, args[0] ** 3]
+        assert [_evaluator(e, reader)(args) for e in exprs] == want
+    with pytest.raises(GraphImportError, match="cannot be evaluated"):
+        _evaluator(sympy.Pow(s, sympy.Rational(1, 2)), reader)
+
+
 def test_a_size_no_tensor_carries_gets_a_carrier_input():
     graph = torch.fx.Graph()
     x = graph.placeholder("x")
