@@ -46,6 +46,8 @@ PREFETCH_C = True
 PANEL_ALIGN = 64
 # Copy A as strips of register-block rows, k-major, once per product on the panel path (a_pack)
 PACK_A = True
+# Reduction dims among the loops around the kernel run inside each tile (OuterKernel.emit)
+REGISTER_WINDOW = True
 
 
 class OuterKernel(KernelEmitter):
@@ -53,6 +55,8 @@ class OuterKernel(KernelEmitter):
 
     # A `packed` kernel (B's lanes along k) copies its panels straight from B's rows
     PANELS_FROM_ROWS = True
+    # reduction dims run inside each tile (see emit); none for a kernel built without emit
+    window_dims: tuple[int, ...] = ()
 
     def _on_panels_path(self) -> bool:
         rows = self.c.extents[self.c.m]
@@ -64,8 +68,22 @@ class OuterKernel(KernelEmitter):
         # panels transposed from B's rows need no B^T copy first (one copy, not two)
         return not (self.PANELS_FROM_ROWS and self._on_panels_path())
 
+    def emit(self) -> None:
+        # the reduction dims among the loops around the kernel (a direct conv's channels and
+        # other window dim) run inside each tile, around its k loop: its accumulators stay in
+        # registers across the whole window, not loaded and stored again every KW taps
+        c_dims = {d for form in self.c.index[2] for d, _ in form}
+        self.window_dims = ()
+        if REGISTER_WINDOW and self.c.kernel == "outer":
+            self.window_dims = tuple(d for d in self.c.outer if d not in c_dims)
+            outer = tuple(d for d in self.c.outer if d in c_dims)
+            self.c = dataclasses.replace(self.c, outer=outer)
+        super().emit()
+
     def _kernel(self, ivs):
-        if self._on_panels_path():
+        if self.window_dims:
+            self._in_place(ivs)  # each tile reads its whole window: no copy per outer trip
+        elif self._on_panels_path():
             self._on_panels(ivs)
         else:
             self._in_place(ivs)
@@ -293,28 +311,44 @@ class OuterKernel(KernelEmitter):
             accs = self._c_tile(at, rows, widths, bk)
             read_a = None if strips is None else a_pack.strip_reader(self, strips, m, bk)
             k_stop = arith.minsi(arith.addi(bk, self.index(self.blocks.block_k)), self.extent(c.k))
-            k_loop = scf.ForOp(bk, k_stop, self.index(1), accs)
-            with ir.InsertionPoint(k_loop.body):
-                at_k = {**at, c.k: k_loop.induction_variable}
-                bs = b_lanes(at_k)
-                out = []
-                for i in range(rows):
-                    if read_a is None:
-                        a = self._load_scalar(c.a, self._at(0, at_k, {c.m: i}))
-                    else:
-                        a = read_a(k_loop.induction_variable, i)
-                    a = vector.broadcast(self.vector, a)
-                    for j in range(len(widths)):
-                        acc = k_loop.inner_iter_args[i * len(widths) + j]
-                        out.append(vector.fma(a, bs[j], acc))
-                scf.YieldOp(out)
+
+            def k_steps(at_window, accs):
+                k_loop = scf.ForOp(bk, k_stop, self.index(1), accs)
+                with ir.InsertionPoint(k_loop.body):
+                    at_k = {**at, **at_window, c.k: k_loop.induction_variable}
+                    bs = b_lanes(at_k)
+                    out = []
+                    for i in range(rows):
+                        if read_a is None:
+                            a = self._load_scalar(c.a, self._at(0, at_k, {c.m: i}))
+                        else:
+                            a = read_a(k_loop.induction_variable, i)
+                        a = vector.broadcast(self.vector, a)
+                        for j in range(len(widths)):
+                            acc = k_loop.inner_iter_args[i * len(widths) + j]
+                            out.append(vector.fma(a, bs[j], acc))
+                    scf.YieldOp(out)
+                return list(k_loop.results)
+
+            results = self._around_k(list(self.window_dims), {}, accs, k_steps)
             for i in range(rows):
                 for j, w in enumerate(widths):
                     indices = self._at(2, at, {c.m: i, c.n: j * self.lanes})
-                    self._store_lanes(k_loop.results[i * len(widths) + j], c.c, indices, w)
+                    self._store_lanes(results[i * len(widths) + j], c.c, indices, w)
         for which in ("n", "m") if panels is None else ("m", "n"):
             with ir.InsertionPoint(loops[which].body):
                 scf.YieldOp([])
+
+    def _around_k(self, dims, at, accs, k_steps) -> list[ir.Value]:
+        """The tile's k loop (`k_steps(at, accs)`) inside a loop per window dim, the
+        accumulators carried through all of them."""
+        if not dims:
+            return k_steps(at, accs)
+        loop = scf.ForOp(self.index(0), self.extent(dims[0]), self.index(1), accs)
+        with ir.InsertionPoint(loop.body):
+            at = {**at, dims[0]: loop.induction_variable}
+            scf.YieldOp(self._around_k(dims[1:], at, list(loop.inner_iter_args), k_steps))
+        return list(loop.results)
 
     def _c_tile(self, at, rows, widths, bk) -> list[ir.Value]:
         """The tile's accumulators at the start of k block `bk`: C's values, or zeros in the

@@ -106,13 +106,22 @@ func.func @two_reduction_dims(%a: memref<3x5x16xf32>, %b: memref<24x3x16xf32>, %
 // -----
 
 // A convolution is the outer-product kernel with the filter as A (a scalar per output channel)
-// and the image as B (lanes along the output columns); channels and the window loop around
-// it. A stride along the columns gathers the image's lanes.
+// and the image as B (lanes along the output columns). The channels and the window loop
+// inside each tile, around its k loop, carrying the accumulators (loaded and stored once per
+// tile). A stride of 2 along the columns takes the image's lanes as two loads (the second
+// masked to the 31 elements the lanes span) and an even-lane shuffle, not a gather.
 // CHECK-LABEL: func.func @strided_conv
-// CHECK-DAG: %[[LANES:.+]] = arith.constant dense<[0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]> : vector<16xi32>
-// CHECK: vector.gather %arg0[{{.*}}] [%[[LANES]]]
+// CHECK: %[[ACC:.+]] = vector.load %arg2
+// CHECK: scf.for {{.*}} iter_args(%{{.+}} = %[[ACC]],
+// CHECK-NEXT: scf.for {{.*}} iter_args(
+// CHECK-NEXT: scf.for {{.*}} iter_args(
+// CHECK: %[[LO:.+]] = vector.load %arg0
+// CHECK: %[[HI:.+]] = vector.maskedload %arg0
+// CHECK: vector.shuffle %[[LO]], %[[HI]] [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
 // CHECK: memref.load %arg1
 // CHECK: vector.fma
+// CHECK: vector.store {{.*}}, %arg2
+// CHECK-NOT: vector.gather
 // CHECK-NOT: linalg.conv_2d_nchw_fchw
 func.func @strided_conv(%x: memref<1x3x9x69xf32>, %w: memref<8x3x3x3xf32>, %y: memref<1x8x4x34xf32>) {
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
