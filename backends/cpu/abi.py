@@ -187,6 +187,13 @@ class NativeFunction:
             words += _words(spec.rank)
         self._result_layout = tuple(layout)
         self._resbuf_t = ctypes.c_int64 * words
+        # One ctypes call of five arguments (threads.c `aten_mlir_call`) rather than one argument
+        # per descriptor: ctypes converts each, 40 ns apiece (1.6 us of a 35 us call with 41).
+        call, most = threads.caller() if isinstance(raw, ctypes._CFuncPtr) else (None, 0)
+        pointers = len(self.arg_specs) + (1 if self.result_specs else 0)
+        self._call = call if call is not None and 0 < pointers <= most else None
+        self._address = ctypes.cast(raw, ctypes.c_void_p).value if self._call else None
+        self._offsets_array = (ctypes.c_int64 * max(1, len(offsets)))(*offsets)
 
     def __repr__(self) -> str:
         args = ", ".join(s.text for s in self.arg_specs)
@@ -269,6 +276,12 @@ class NativeFunction:
 
     def _invoke(self, argbuf, pointers: list[int]) -> list[torch.Tensor]:
         threads.sync()  # the pool follows torch.set_num_threads
+        if self._call is not None:
+            resbuf = self._resbuf_t() if self._result_layout else None
+            count = len(self._offsets)
+            if not self._call(self._address, resbuf, argbuf, self._offsets_array, count):
+                raise RuntimeError(f"{self.name}: aten_mlir_call refused {count} descriptors")
+            return self._take_results(resbuf[:], pointers) if resbuf is not None else []
         base = ctypes.addressof(argbuf)
         descriptors = [base + offset for offset in self._offsets]
         if not self._result_layout:

@@ -30,6 +30,7 @@ _SOURCE = Path(__file__).with_name("threads.c")
 _library: ctypes.CDLL | None = None
 _synced = 1  # the count the library holds (its initial value)
 _unbuildable = False  # no C compiler: compiled loops run serially (`load_if_possible`)
+_caller = None  # (aten_mlir_call, the most pointers it passes), once looked up
 
 
 def load(cache_dir: str | Path | None = None) -> ctypes.CDLL:
@@ -128,6 +129,23 @@ def sync() -> None:
     count = torch.get_num_threads()
     if count != _synced and load_if_possible() is not None:
         set_num_threads(count)
+
+
+def caller():
+    """`aten_mlir_call(fn, results, base, offsets, count)` of the pool library (see threads.c), and
+    the most pointers it passes; (None, 0) without the library (no C compiler)."""
+    global _caller
+    if _caller is None:
+        library = load_if_possible()
+        if library is None:
+            return None, 0
+        call = library.aten_mlir_call
+        call.argtypes = [ctypes.c_void_p] * 4 + [ctypes.c_int64]
+        call.restype = ctypes.c_int
+        most = library.aten_mlir_max_call_pointers
+        most.argtypes, most.restype = [], ctypes.c_int64
+        _caller = call, most()
+    return _caller
 
 
 def set_num_threads(count: int) -> None:
