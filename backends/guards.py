@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import math
+import operator
 from typing import NamedTuple
 
 import torch
@@ -70,7 +71,7 @@ class CallGuards:
         for value, spec, static, name in zip(values, self.specs, self.static, self._quoted):
             _check_tensor(value, spec, static, name)
         if self.size_steps or self.shape_guards:
-            sizes = tuple(v.shape for v in values)
+            sizes = tuple(map(_SHAPE, values))  # no generator: 0.38 us, not 0.50, for two
             if sizes not in self._passed_sizes:
                 self._check_sizes(values, leaves)
                 if len(self._passed_sizes) >= _PASSED_SIZES:
@@ -88,6 +89,8 @@ class CallGuards:
         if self.shape_guards:
             self.shape_guards(leaves)
 
+
+_SHAPE = operator.attrgetter("shape")
 
 # distinct input sizes remembered as passing (a serving loop sees a few; more just re-check)
 _PASSED_SIZES = 256
