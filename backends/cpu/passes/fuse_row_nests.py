@@ -41,9 +41,11 @@ _PURE_PREFIXES = (*PURE_PREFIXES, "ub.")
 _CONTROL = frozenset(("scf.for", "scf.if", "scf.yield", "scf.reduce", "memref.dim"))
 _VECTOR_MEMORY = ("load", "store", "transfer", "gather", "scatter", "print", "expand", "compress")
 # Ops between two nests that can move above the first: they read no memory (a memref.dim
-# reads a size, which no nest changes).
+# reads a size, which no nest changes; a create_mask is a dynamic row's tail mask, which
+# cpu-vectorize-generics builds outside its row loops: lane_tail.py).
 _HOISTABLE = frozenset(
     ("memref.alloc", "memref.expand_shape", "memref.collapse_shape", "memref.dim")
+    + ("vector.create_mask",)
 )
 
 

@@ -31,6 +31,7 @@ from .bf16_rounding import is_f32_to_bf16, round_to_bf16
 from .fast_math import EXPANSIONS as _FAST_MATH
 from .float_extrema import reduce_extremum, reduces_as_integers
 from .fold_access import fold_access
+from .lane_tail import emit_tail, plan_tail
 from .native_bf16 import rounds_natively
 from .vectorize_plan import (
     INTEGER_DIVISIONS,
@@ -83,6 +84,7 @@ class VectorizeGenerics(ModulePass):
             self.reduction_lanes or 4 * register,
             self.lanes or long_body_lanes(register),
         )
+        narrowest = register or min(widths)  # a dynamic row's last steps: one register
         with module_op.context:
             found = [p for p in map(plan, nested_ops(module_op)) if p is not None]
             for p in found:
@@ -93,7 +95,7 @@ class VectorizeGenerics(ModulePass):
                 lanes = _lanes(p, extents, widths)
                 if lanes:
                     with p.op.location, ir.InsertionPoint(p.op):
-                        _Emitter(p, lanes).emit()
+                        _Emitter(p, lanes, narrowest).emit()
                     p.op.erase()
 
 
@@ -123,10 +125,12 @@ def _create_like(op: ir.Operation, operands, result_types) -> ir.Operation:
 class _Emitter:
     """Builds the loop nest of one planned generic at the current insertion point."""
 
-    def __init__(self, p: Plan, lanes: int):
+    def __init__(self, p: Plan, lanes: int, narrowest: int):
         self.p = p
         self.lanes = lanes
-        self.mask_type = self.vector_type(ir.IntegerType.get_signless(1))
+        self.narrowest = narrowest
+        self.width = lanes  # elements of the step being built (a dynamic row's tail: fewer)
+        self.tail = None
         self.block = p.block
         self.body = [o.operation for o in self.block.operations]
         self.combined = {c.results[0] for c in p.combiners}
@@ -135,7 +139,7 @@ class _Emitter:
         self.accesses = [fold_access(a, p.folded) for a in p.accesses]
 
     def vector_type(self, t: ir.Type) -> ir.VectorType:
-        return ir.VectorType.get([self.lanes], t)
+        return ir.VectorType.get([self.width], t)
 
     def _extents(self) -> list:
         """Per loop dim, an int (static) or an index value (`memref.dim`)."""
@@ -163,6 +167,8 @@ class _Emitter:
     # -- loops ------------------------------------------------------------------------------
     def emit(self) -> None:
         outer = list(self.p.outer)
+        if not isinstance(self.lane_extent, int):  # decided here, once, outside the row loops
+            self.tail = plan_tail(self.lane_extent, self.lanes, self.narrowest)
         # leading parallel dims form one scf.parallel, as convert-linalg-to-parallel-loops's
         lead = 0
         while lead < len(outer) and self.p.parallel[outer[lead]]:
@@ -185,7 +191,7 @@ class _Emitter:
                 self._row(ivs)
                 return
             # the row's hoisted reads run only when the row has elements, as they would
-            guard = scf.IfOp(arith.cmpi(arith.CmpIPredicate.ugt, self.lane_extent, _index(0)))
+            guard = scf.IfOp(self.tail.nonempty)
             with ir.InsertionPoint(guard.then_block):
                 self._row(ivs)
                 scf.YieldOp([])
@@ -201,46 +207,40 @@ class _Emitter:
         self.ivs = ivs
         self.scalars = self._uniform_values()
         self.splats = {}
-        for v in self._row_values_read_by_lanes():
-            self._as_vector(v, {})  # the broadcasts, once per row
+        widths = [self.lanes]
+        if self.tail is not None:
+            widths += [w for w, *_ in self.tail.steps] + [self.tail.masked[0]]
+        for self.width in widths:
+            for v in self._row_values_read_by_lanes():
+                self._as_vector(v, {})  # the broadcasts, once per row
+        self.width = self.lanes
         accs = [self._splat_const(neutral(k, c.results[0].type)) for k, c in self._reductions()]
         extent = self.lane_extent
         if isinstance(extent, int):
             main, rest = extent - extent % self.lanes, extent % self.lanes
             main_bound = _index(main) if main else None
         else:
-            main_bound = arith.subi(extent, arith.remui(extent, _index(self.lanes)))
-            rest = None
+            main_bound, rest = self.tail.main_bound, None
         if main_bound is not None:
             loop = scf.ForOp(_index(0), main_bound, _index(self.lanes), accs)
             with ir.InsertionPoint(loop.body):
                 scf.YieldOp(self._step(loop.induction_variable, list(loop.inner_iter_args), None))
             accs = list(loop.results)
         if rest is None:
-            accs = self._dynamic_rest(extent, main_bound, accs)
+            accs = emit_tail(self, self.tail, accs)
         elif rest:
-            mask = vector.constant_mask(self.mask_type, [rest])
+            mask = vector.constant_mask(self.vector_type(ir.IntegerType.get_signless(1)), [rest])
             accs = self._step(main_bound if main_bound is not None else _index(0), accs, mask)
         for acc, (kind, combine), k in zip(accs, self._reductions(), range(len(accs))):
             self._finish_reduction(acc, kind, combine, self.accesses[p.num_inputs + k])
 
-    def _dynamic_rest(self, extent, main_bound, accs: list) -> list:
-        """The masked step of a dynamic row's last `extent % lanes` elements, run only when
-        there are some: a row of whole steps (128 of 32 lanes) skips it (masked loads and
-        stores of no lanes still cost as much as full ones)."""
-        count = arith.subi(extent, main_bound)
-        guard = scf.IfOp(
-            arith.cmpi(arith.CmpIPredicate.ugt, count, _index(0)),
-            [a.type for a in accs],
-            has_else=bool(accs),
-        )
-        with ir.InsertionPoint(guard.then_block):
-            mask = vector.create_mask(self.mask_type, [count])
-            scf.YieldOp(self._step(main_bound, accs, mask))
-        if accs:
-            with ir.InsertionPoint(guard.else_block):
-                scf.YieldOp(accs)
-        return list(guard.results)
+    def step_at(self, width: int, start: ir.Value, accs: list, mask) -> list:
+        """`_step` with vectors of `width` elements (a dynamic row's tail)."""
+        self.width = width
+        try:
+            return self._step(start, accs, mask)
+        finally:
+            self.width = self.lanes
 
     def _lane_ops(self) -> list[ir.Operation]:
         return [
@@ -274,7 +274,7 @@ class _Emitter:
             # LLVM's x86 backend fails on `vector.reduce.fmaximum` of <64 x bfloat> ("Unexpected
             # illegal type"): reduce the lanes in f32 (exact for min/max; one rounding for sums)
             wide = ir.F32Type.get()
-            lanes = arith.extf(self.vector_type(wide), acc)
+            lanes = arith.extf(ir.VectorType.get(ir.VectorType(acc.type).shape, wide), acc)
             old = arith.extf(wide, old)
             total = arith.truncf(t, self._horizontal(kind, lanes, old, fastmath))
         else:
@@ -315,10 +315,11 @@ class _Emitter:
     def _as_vector(self, value: ir.Value, lane_values: dict) -> ir.Value:
         if value in lane_values:
             return lane_values[value]
-        if value not in self.splats:
+        key = (value, self.width)
+        if key not in self.splats:
             scalar = self.scalars.get(value, value)
-            self.splats[value] = vector.broadcast(self.vector_type(value.type), scalar)
-        return self.splats[value]
+            self.splats[key] = vector.broadcast(self.vector_type(value.type), scalar)
+        return self.splats[key]
 
     def _indices(self, access, lane_start) -> list[ir.Value]:
         out = []
@@ -371,7 +372,7 @@ class _Emitter:
         if not _per_lane(o):
             return list(_create_like(o, operands, types).results)
         lanes = []
-        for j in range(self.lanes):
+        for j in range(self.width):
             scalars = [vector.extract(v, [], [j]) for v in operands]
             lanes.append(_create_like(o, scalars, [o.results[0].type]).results[0])
         return [vector.from_elements(types[0], lanes)]

@@ -204,3 +204,43 @@ func.func @sizes_from_one_value(%x: memref<?x64xf32>) -> memref<?x1xf32> {
   }
   return %max : memref<?x1xf32>
 }
+
+// -----
+
+// A dynamic row length: cpu-vectorize-generics builds each nest's tail mask before the nest
+// (lane_tail.py); the mask between two nests moves above the first with the other sizes, and
+// the nests fuse.
+// CHECK-LABEL: func.func @tail_masks
+// CHECK: memref.alloc
+// CHECK: %[[MASK:.+]] = vector.create_mask %{{.+}} : vector<16xi1>
+// CHECK: %[[MASK2:.+]] = vector.create_mask %{{.+}} : vector<16xi1>
+// CHECK: scf.parallel
+// CHECK: vector.maskedload %{{.+}}, %[[MASK]]
+// CHECK: vector.maskedstore %{{.+}}, %[[MASK2]]
+// CHECK: scf.reduce
+// CHECK-NOT: scf.parallel
+func.func @tail_masks(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %rows = memref.dim %x, %c0 : memref<?x?xf32>
+  %n = memref.dim %x, %c1 : memref<?x?xf32>
+  %t = memref.alloc(%rows, %n) {alignment = 64 : i64} : memref<?x?xf32>
+  %mask = vector.create_mask %n : vector<16xi1>
+  scf.parallel (%i) = (%c0) to (%rows) step (%c1) {
+    %l = vector.maskedload %x[%i, %c0], %mask, %zero : memref<?x?xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+    %a = arith.addf %l, %l : vector<16xf32>
+    vector.maskedstore %t[%i, %c0], %mask, %a : memref<?x?xf32>, vector<16xi1>, vector<16xf32>
+    scf.reduce
+  }
+  %rows2 = memref.dim %x, %c0 : memref<?x?xf32>
+  %n2 = memref.dim %y, %c1 : memref<?x?xf32>
+  %mask2 = vector.create_mask %n2 : vector<16xi1>
+  scf.parallel (%i) = (%c0) to (%rows2) step (%c1) {
+    %l = vector.maskedload %t[%i, %c0], %mask2, %zero : memref<?x?xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+    vector.maskedstore %y[%i, %c0], %mask2, %l : memref<?x?xf32>, vector<16xi1>, vector<16xf32>
+    scf.reduce
+  }
+  memref.dealloc %t : memref<?x?xf32>
+  return
+}

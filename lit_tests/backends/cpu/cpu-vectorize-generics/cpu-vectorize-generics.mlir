@@ -131,17 +131,35 @@ func.func @nchw_scale(%x: memref<2x3x7x7xf32>, %s: memref<3xf32>, %out: memref<2
 
 // -----
 
-// Dynamic sizes: the lane loop stops at the last whole step, a `create_mask` covers the rest;
-// the row's reads happen only for rows with elements.
+// Dynamic sizes: the lane loop stops at the last whole step; the rest runs as halving unmasked
+// steps (here one of 16 when n & 16) and one masked 16-lane step (lane_tail.py). Every bound,
+// condition and the mask are computed once, before the row loop; the row's reads happen only
+// for rows with elements.
 // CHECK-LABEL: func.func @dynamic_max
 // CHECK: %[[N:.+]] = memref.dim %arg0, %c1
-// CHECK: scf.if
+// CHECK: %[[NONEMPTY:.+]] = arith.cmpi ugt, %[[N]], %c0
 // CHECK: %[[REM:.+]] = arith.remui %[[N]], %c32
 // CHECK: %[[MAIN:.+]] = arith.subi %[[N]], %[[REM]]
-// CHECK: scf.for %{{.+}} = %c0 to %[[MAIN]] step %c32 iter_args
+// CHECK: %[[BIT:.+]] = arith.andi %[[N]], %c16
+// CHECK: %[[HALF:.+]] = arith.cmpi ne, %[[BIT]], %c0
+// CHECK: %[[LAST:.+]] = arith.addi %[[MAIN]], %[[BIT]]
+// CHECK: %[[LEFT:.+]] = arith.subi %[[N]], %[[LAST]]
+// CHECK: %[[MASK:.+]] = vector.create_mask %[[LEFT]] : vector<16xi1>
+// CHECK: %[[PARTIAL:.+]] = arith.cmpi ugt, %[[LEFT]], %c0
+// CHECK: scf.parallel
+// CHECK-NEXT: scf.if %[[NONEMPTY]]
+// CHECK: %[[ACC:.+]] = scf.for %{{.+}} = %c0 to %[[MAIN]] step %c32 iter_args
 // CHECK: arith.maximumf {{.+}} : vector<32xf32>
-// CHECK: %[[LEFT:.+]] = arith.subi %[[N]], %[[MAIN]]
-// CHECK: vector.create_mask %[[LEFT]] : vector<32xi1>
+// Each narrower step updates its own slice of the 32-lane accumulator: the 16-lane step the
+// first half, the masked step the second; the lanes reduce as a static row's would
+// CHECK: %[[HALFACC:.+]] = scf.if %[[HALF]] -> (vector<32xf32>)
+// CHECK-NEXT: %[[LOW:.+]] = vector.extract_strided_slice %[[ACC]] {offsets = [0], sizes = [16]
+// CHECK-NEXT: vector.load %arg0[%{{.+}}, %[[MAIN]]] : memref<?x?xf32>, vector<16xf32>
+// CHECK-NEXT: %[[MAX:.+]] = arith.maximumf %[[LOW]], %{{.+}} : vector<16xf32>
+// CHECK-NEXT: vector.insert_strided_slice %[[MAX]], %[[ACC]] {offsets = [0]
+// CHECK: scf.if %[[PARTIAL]] -> (vector<32xf32>)
+// CHECK-NEXT: vector.extract_strided_slice %[[HALFACC]] {offsets = [16], sizes = [16]
+// CHECK-NEXT: vector.maskedload %arg0[%{{.+}}, %[[LAST]]], %[[MASK]]
 // The lanes' max as i32 keys ordered as the floats (NaN checked apart): float_extrema.py
 // CHECK: vector.reduction <maxsi>
 // CHECK: arith.cmpf uno

@@ -76,7 +76,9 @@ def test_odd_rows_and_long_rows_stay_one_per_iteration(tmp_path, monkeypatch, ro
 def test_dynamic_rows_are_not_paired(tmp_path):
     x = torch.randn(8, 64)
     program, text = _compile(_softmax, (x,), tmp_path, (({0: Dim("r"), 1: Dim("c")},),))
-    assert text.count("math.exp") <= 2  # the main step and the masked rest of one row
+    # one row: the main step, the halving steps of the rest (32 and 16 lanes on AVX-512) and
+    # the masked step (lane_tail.py); a pair would have twice as many
+    assert text.count("math.exp") <= 4
     for rows, width in ((7, 33), (100, 100), (2, 257)):
         x = _rows(rows, width, torch.float32)
         torch.testing.assert_close(program(x), _softmax(x), equal_nan=True)
