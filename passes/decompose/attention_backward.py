@@ -3,6 +3,12 @@ backward of `scaled_dot_product_attention` on CPU holds
 `_scaled_dot_product_flash_attention_for_cpu_backward` whole (its forward was decomposed, its
 derivative was not). With P = softmax(q k^T * scale + mask) recomputed:
 dV = P^T dO, dS = P * (dO V^T - rowsum(dO * O)), dQ = dS K * scale, dK = dS^T Q * scale.
+Grouped heads (GQA: `enable_gqa`, k and v with fewer heads than q, as LLaMA's attention in
+transformers calls it) repeat k and v per group and sum each group's dK and dV back.
+
+The rule must take every case it can: the eager kernel it would otherwise fall back to reads
+the saved `logsumexp`, and torch's forward decomposition puts the probabilities in that slot
+(a silently wrong gradient).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from .attention import (
     _broadcast_dim,
     _causal_mask,
     _product,
+    _repeat_kv_heads,
     _reshape,
     _safe_softmax,
 )
@@ -37,12 +44,37 @@ def _transposed(rewriter, x, rank):
     return rewriter.aten("aten.permute", x, list(range(rank - 2)) + [rank - 1, rank - 2])
 
 
+def _head_groups(q_sizes, k_sizes, v_sizes) -> int | None:
+    """How many q heads share one k/v head: 1 when the batch dims agree, the ratio when only the
+    head dim (-3) differs and divides (GQA), else None."""
+    static = [
+        [d if isinstance(d, int) else None for d in t[:-2]] for t in (q_sizes, k_sizes, v_sizes)
+    ]
+    differs = {i for t in static[1:] for i, (x, y) in enumerate(zip(static[0], t)) if x != y}
+    if not differs:
+        return 1
+    head = len(static[0]) - 1
+    if differs != {head} or None in (q := static[0][head], k := static[1][head], static[2][head]):
+        return None
+    if static[2][head] != k or q % k:
+        return None
+    return q // k
+
+
+def _group_sum(op, rewriter, grad, groups: int):
+    """[..., H * groups, S, E] -> [..., H, S, E]: the gradients of one repeated head summed."""
+    sizes = rewriter.sizes(grad)
+    heads = sizes[-3] // groups
+    split = _reshape(op, rewriter, grad, "aten.view", sizes[:-3] + [heads, groups] + sizes[-2:])
+    return rewriter.aten("aten.sum.dim_IntList", split, [len(sizes) - 2], False)
+
+
 @register_decomposition("aten._scaled_dot_product_flash_attention_for_cpu_backward")
 def decompose_flash_attention_cpu_backward(op, rewriter):
     """aten._scaled_dot_product_flash_attention_for_cpu_backward -> aten.bmm, aten.permute,
     aten.expand, aten.clone, aten.view, aten.mul.Scalar, aten.add.Tensor, aten.sub.Tensor,
     aten._softmax, aten.ne.Scalar, aten.any.dim, aten.full_like, aten.where.self,
-    aten.mul.Tensor, aten.sum.dim_IntList, aten._to_copy (no dropout: its mask is not saved)"""
+    aten.mul.Tensor, aten.sum.dim_IntList, aten.unsqueeze, aten._to_copy (no dropout: its mask is not saved)"""
     a = rewriter.args
     if a["dropout_p"]:
         return None
@@ -51,11 +83,12 @@ def decompose_flash_attention_cpu_backward(op, rewriter):
     if rank < 3 or any(len(rewriter.sizes(t)) != rank for t in (k, v, grad, out)):
         return None
     q_sizes, k_sizes, v_sizes = rewriter.sizes(q), rewriter.sizes(k), rewriter.sizes(v)
-    static = [
-        [d if isinstance(d, int) else None for d in t[:-2]] for t in (q_sizes, k_sizes, v_sizes)
-    ]
-    if any(x != y and None not in (x, y) for t in static[1:] for x, y in zip(static[0], t)):
-        return None  # grouped heads: the forward repeated them before this op
+    groups = _head_groups(q_sizes, k_sizes, v_sizes)
+    if groups is None:
+        return None
+    if groups > 1:
+        k, v = (_repeat_kv_heads(op, rewriter, t, groups) for t in (k, v))
+        k_sizes, v_sizes = rewriter.sizes(k), rewriter.sizes(v)
     scale = a["scale"]
     if scale is None:
         head_dim = q_sizes[-1]
@@ -92,4 +125,6 @@ def decompose_flash_attention_cpu_backward(op, rewriter):
     )
     grad_q = rewriter.aten("aten.mul.Scalar", grad_q, scale)
     grad_k = rewriter.aten("aten.mul.Scalar", grad_k, scale)
+    if groups > 1:
+        grad_k, grad_v = (_group_sum(op, rewriter, g, groups) for g in (grad_k, grad_v))
     return [to_dtype(rewriter, g, dtype(r)) for g, r in zip((grad_q, grad_k, grad_v), op.results)]

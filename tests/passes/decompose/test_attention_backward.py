@@ -16,7 +16,7 @@ OP = "aten._scaled_dot_product_flash_attention_for_cpu_backward"
 def _autograd(q, k, v, mask, causal, scale):
     q, k, v = (t.clone().requires_grad_() for t in (q, k, v))
     out = torch.nn.functional.scaled_dot_product_attention(
-        q, k, v, attn_mask=mask, is_causal=causal, scale=scale
+        q, k, v, attn_mask=mask, is_causal=causal, scale=scale, enable_gqa=q.shape[1] != k.shape[1]
     )
     grad = torch.randn_like(out)
     out.backward(grad)
@@ -31,20 +31,32 @@ def _autograd(q, k, v, mask, causal, scale):
         dict(mask=True),
         dict(scale=0.3, dynamic=True),
         dict(causal=True, source=11, dynamic=True),
+        dict(causal=True, kv_heads=1),
+        dict(kv_heads=3, heads=6, dynamic=True),
     ],
-    ids=["plain", "causal", "bool-mask", "scale-dynamic", "causal-cross-dynamic"],
+    ids=[
+        "plain",
+        "causal",
+        "bool-mask",
+        "scale-dynamic",
+        "causal-cross-dynamic",
+        "gqa-causal",
+        "gqa-dynamic",
+    ],
 )
 def test_gradients_match_autograd(case):
     torch.manual_seed(0)
     length, source = 9, case.get("source", 9)
-    q = torch.randn(2, 3, length, 8)
-    k, v = torch.randn(2, 3, source, 8), torch.randn(2, 3, source, 8)
+    heads = case.get("heads", 3)
+    kv = case.get("kv_heads", heads)  # fewer: grouped heads, as LLaMA's attention
+    q = torch.randn(2, heads, length, 8)
+    k, v = torch.randn(2, kv, source, 8), torch.randn(2, kv, source, 8)
     mask = torch.rand(length, source) > 0.3 if case.get("mask") else None
     if mask is not None:
         mask[:, 0] = True  # every row attends somewhere
     causal, scale = case.get("causal", False), case.get("scale")
     out, grad, want = _autograd(q, k, v, mask, causal, scale)
-    lse = torch.zeros(2, 3, length)  # the rule recomputes the probabilities
+    lse = torch.zeros(2, heads, length)  # the rule recomputes the probabilities
     tensors = [grad, q, k, v, out, lse] + ([mask] if mask is not None else [])
     names = ["grad_out", "query", "key", "value", "out", "logsumexp"]
     names += ["attn_mask"] if mask is not None else []
