@@ -1,7 +1,7 @@
 """Layer, group and batch norm -> statistics reductions, then one normalising `linalg.generic`.
 
-Statistics are two-pass (mean, then the mean of squared deviations: biased, as torch normalises)
-in the sum accumulator type; the normalisation itself computes in the result's compute type.
+Statistics (`normalization_stats`) are two-pass: the mean, then the mean of squared deviations
+(biased, as torch normalises); the normalisation itself computes in the result's compute type.
 Group norm works on an (N, G, C/G, HxW) view of the input (collapse/expand_shape, no copies).
 """
 
@@ -11,11 +11,11 @@ from mlir import ir
 from mlir.dialects import arith, math
 
 from .builder import PARALLEL, convert, is_float, tensor_type
+from .normalization_stats import f32_rows, stats, stats_f32
 from .reductions_common import (
     acc_type,
     collapse,
     compute_float,
-    count,
     dims_map,
     elementwise,
     empty,
@@ -23,7 +23,6 @@ from .reductions_common import (
     expand_to,
     generic,
     ranked,
-    reduce,
     shape_of,
     size,
     sizes,
@@ -31,34 +30,7 @@ from .reductions_common import (
 )
 from .registry import register_lowering
 
-
-def stats(x: ir.Value, dims: list[int], acc: ir.Type, eps: float | None):
-    """(mean, rstd) over `dims` as kept-dims tensors of type `acc`; rstd = 1/sqrt(var + eps)
-    of the biased variance (eps None: the variance itself)."""
-    (s,) = reduce(x, dims, [(acc, 0.0)], lambda v, a: arith.addf(a, convert(v, acc)))
-    n = count(x, dims, acc)
-    kept = ranked(shape_of(tensor_type(s)), acc)
-    mean = elementwise([s], kept, lambda v, _o: arith.divf(v, n), like=s)
-
-    def squares(v, m, a):
-        d = arith.subf(convert(v, acc), m)
-        return arith.addf(a, arith.mulf(d, d))
-
-    (ss,) = reduce(x, dims, [(acc, 0.0)], squares, per_output=[mean])
-
-    def rstd_of(v, _o):
-        var = arith.divf(v, n)
-        if eps is None:
-            return var
-        one = arith.constant(acc, 1.0)
-        rstd = arith.divf(one, math.sqrt(arith.addf(var, arith.constant(acc, float(eps)))))
-        # squares past the accumulator's range (a bf16 row holding 1e30, summed in f32): NaN,
-        # as eager's kernel gives, rather than a 1/inf = 0 that would return the bias alone
-        inf = arith.constant(acc, float("inf"))
-        overflow = arith.cmpf(arith.CmpFPredicate.OEQ, var, inf)
-        return arith.select(overflow, arith.constant(acc, float("nan")), rstd)
-
-    return mean, elementwise([ss], kept, rstd_of, like=ss)
+_CONTRACT = "#arith.fastmath<contract>"
 
 
 def normalize(x, mean, rstd, stat_map, weight, bias, affine_map, result, ct, scale_shift=False):
@@ -84,11 +56,13 @@ def normalize(x, mean, rstd, stat_map, weight, bias, affine_map, result, ct, sca
             beta = arith.negf(arith.mulf(m, alpha))
             beta = arith.subf(b, arith.mulf(m, alpha)) if b is not None else beta
             return convert(math.fma(v, alpha, beta), result.element_type)
+        # `contract`: the weight's multiply and the bias add fuse into one FMA
+        contract = ir.Attribute.parse(_CONTRACT)
         y = arith.mulf(arith.subf(v, m), r)
         if weight is not None:
-            y = arith.mulf(y, convert(rest.pop(0), ct))
+            y = arith.mulf(y, convert(rest.pop(0), ct), fastmath=contract)
         if bias is not None:
-            y = arith.addf(y, convert(rest.pop(0), ct))
+            y = arith.addf(y, convert(rest.pop(0), ct), fastmath=contract)
         return convert(y, result.element_type)
 
     init = empty(ranked(shape_of(tensor_type(x)), result.element_type), sizes(x))
@@ -116,8 +90,12 @@ def lower_layer_norm(op, rw):
     rank = tensor_type(x).rank
     axis = rank - len(a["normalized_shape"])
     dims = list(range(axis, rank))
+    acc = acc_type(out_t.element_type)
     with rw.at():
-        mean, rstd = stats(x, dims, acc_type(out_t.element_type), a["eps"])
+        if f32_rows(x, dims, acc) and a["eps"] is not None:
+            mean, rstd = stats_f32(x, dims, a["eps"])
+        else:
+            mean, rstd = stats(x, dims, acc, a["eps"])
         out = normalize(
             x,
             mean,

@@ -1,24 +1,56 @@
 // RUN: aten-opt %s --split-input-file -p convert-aten-to-linalg | FileCheck %s
 
 // Two-pass statistics (mean, then squared deviations from it), then one normalising generic;
-// mean and rstd come back as keepdim views.
+// mean and rstd come back as keepdim views. A dynamic row sums in f64.
 // CHECK-LABEL: func.func @layer_norm
-// CHECK-SAME: (%[[X:.+]]: tensor<?x8xf32>, %[[W:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>)
-// CHECK: %[[SUM:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<?x8xf32>)
-// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<?xf64>)
+// CHECK-SAME: (%[[X:.+]]: tensor<4x?xf32>, %[[W:.+]]: tensor<?xf32>, %[[B:.+]]: tensor<?xf32>)
+// CHECK: %[[SUM:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<4x?xf32>)
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<4xf64>)
 // CHECK: arith.divf
-// CHECK: %[[SQ:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MEAN]] : tensor<?x8xf32>, tensor<?xf64>)
+// CHECK: %[[SQ:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[MEAN]] : tensor<4x?xf32>, tensor<4xf64>)
 // CHECK: arith.subf
 // CHECK-NEXT: arith.mulf
 // CHECK-NEXT: arith.addf
-// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<?xf64>)
+// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<4xf64>)
 // CHECK: math.sqrt
-// CHECK: %[[OUT:.+]] = linalg.generic {{.+}} ins(%[[X]], %[[MEAN]], %[[RSTD]], %[[W]], %[[B]] : tensor<?x8xf32>, tensor<?xf64>, tensor<?xf64>, tensor<8xf32>, tensor<8xf32>)
+// CHECK: %[[OUT:.+]] = linalg.generic {{.+}} ins(%[[X]], %[[MEAN]], %[[RSTD]], %[[W]], %[[B]] : tensor<4x?xf32>, tensor<4xf64>, tensor<4xf64>, tensor<?xf32>, tensor<?xf32>)
+// The weight's multiply and the bias add may fuse into an FMA.
+// CHECK: arith.subf
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.mulf {{.+}} fastmath<contract>
+// CHECK-NEXT: arith.addf {{.+}} fastmath<contract>
 // CHECK: tensor.expand_shape
 // CHECK: tensor.expand_shape
 // CHECK-NOT: aten.
-func.func @layer_norm(%x: tensor<?x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<?x8xf32>, tensor<?x1xf32>, tensor<?x1xf32>) {
-  %0:3 = "aten.native_layer_norm"(%x, %w, %b) {eps = 1.000000e-05 : f64, normalized_shape = array<i64: 8>, operandSegmentSizes = array<i32: 1, 0, 1, 1, 0>} : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<?x8xf32>, tensor<?x1xf32>, tensor<?x1xf32>)
+func.func @layer_norm(%x: tensor<4x?xf32>, %w: tensor<?xf32>, %b: tensor<?xf32>) -> (tensor<4x?xf32>, tensor<4x1xf32>, tensor<4x1xf32>) {
+  %0:3 = "aten.native_layer_norm"(%x, %w, %b) {eps = 1.000000e-05 : f64, normalized_shape = array<i64: -9223372036854775808>, operandSegmentSizes = array<i32: 1, 0, 1, 1, 0>} : (tensor<4x?xf32>, tensor<?xf32>, tensor<?xf32>) -> (tensor<4x?xf32>, tensor<4x1xf32>, tensor<4x1xf32>)
+  return %0#0, %0#1, %0#2 : tensor<4x?xf32>, tensor<4x1xf32>, tensor<4x1xf32>
+}
+
+// -----
+
+// A static f32 row of at most 4096 elements sums in f32: pass 1 x and 2^-64 |x| (its inverse
+// the scale), pass 2 the scaled deviations d = x * scale + shift and d^2 (FMAs); the per-row
+// mean and rstd undo the scale in f64.
+// CHECK-LABEL: func.func @layer_norm_f32
+// CHECK-SAME: (%[[X:.+]]: tensor<?x8xf32>
+// CHECK: %[[P1:.+]]:2 = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<?x8xf32>) outs(%{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xf32>)
+// CHECK: math.absf
+// CHECK-NEXT: arith.mulf {{.+}} fastmath<contract> : f32
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: arith.addf {{.+}} fastmath<contract> : f32
+// CHECK: %[[P2:.+]]:2 = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[X]], %[[P1]]#0, %[[P1]]#1 : tensor<?x8xf32>, tensor<?xf32>, tensor<?xf32>) outs(%{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xf32>)
+// CHECK: arith.mulf {{.+}} fastmath<contract> : f32
+// CHECK-NEXT: arith.addf {{.+}} fastmath<contract> : f32
+// CHECK-NEXT: arith.mulf {{.+}} fastmath<contract> : f32
+// CHECK-NEXT: arith.addf {{.+}} fastmath<contract> : f32
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[P2]]#0, %[[P1]]#0, %[[P1]]#1 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) outs(%{{.+}} : tensor<?xf32>)
+// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[P2]]#0, %[[P2]]#1, %[[P1]]#1 : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) outs(%{{.+}} : tensor<?xf32>)
+// CHECK: math.sqrt {{.+}} : f64
+// CHECK: linalg.generic {{.+}} ins(%[[X]], %[[MEAN]], %[[RSTD]] : tensor<?x8xf32>, tensor<?xf32>, tensor<?xf32>)
+// CHECK-NOT: aten.
+func.func @layer_norm_f32(%x: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x1xf32>, tensor<?x1xf32>) {
+  %0:3 = "aten.native_layer_norm"(%x) {eps = 1.000000e-05 : f64, normalized_shape = array<i64: 8>, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>} : (tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x1xf32>, tensor<?x1xf32>)
   return %0#0, %0#1, %0#2 : tensor<?x8xf32>, tensor<?x1xf32>, tensor<?x1xf32>
 }
 

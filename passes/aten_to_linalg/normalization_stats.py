@@ -1,0 +1,137 @@
+"""The statistics of the norms: (mean, rstd) over the reduced dims, kept-dims tensors.
+
+`stats`: two passes (mean, then the mean of squared deviations: biased, as torch normalises) in
+the sum accumulator type (f64 for f32). `stats_f32`: a layer norm's static f32 rows of at most
+F32_ROW_MAX elements, in f32 sums as exact as those (a scaled, shifted second pass).
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith, math
+
+from .builder import convert, tensor_type
+from .reductions_common import count, elementwise, ranked, reduce, shape_of
+
+# A layer norm's f32 rows of at most this many static elements take f32 statistics: the vector
+# loops keep 64 partial sums, so each sums at most 64 terms (the f64 sums cost ~20% of a
+# LayerNorm + GELU row nest converting every element). Wider or dynamic rows keep f64.
+F32_ROW_MAX = 4096
+_CONTRACT = "#arith.fastmath<contract>"
+
+
+def stats(x: ir.Value, dims: list[int], acc: ir.Type, eps: float | None):
+    """(mean, rstd) over `dims` as kept-dims tensors of type `acc`; rstd = 1/sqrt(var + eps)
+    of the biased variance (eps None: the variance itself)."""
+    (s,) = reduce(x, dims, [(acc, 0.0)], lambda v, a: arith.addf(a, convert(v, acc)))
+    n = count(x, dims, acc)
+    kept = ranked(shape_of(tensor_type(s)), acc)
+    mean = elementwise([s], kept, lambda v, _o: arith.divf(v, n), like=s)
+
+    def squares(v, m, a):
+        d = arith.subf(convert(v, acc), m)
+        return arith.addf(a, arith.mulf(d, d))
+
+    (ss,) = reduce(x, dims, [(acc, 0.0)], squares, per_output=[mean])
+
+    def rstd_of(v, _o):
+        var = arith.divf(v, n)
+        if eps is None:
+            return var
+        one = arith.constant(acc, 1.0)
+        rstd = arith.divf(one, math.sqrt(arith.addf(var, arith.constant(acc, float(eps)))))
+        # squares past the accumulator's range (a bf16 row holding 1e30, summed in f32): NaN,
+        # as eager's kernel gives, rather than a 1/inf = 0 that would return the bias alone
+        inf = arith.constant(acc, float("inf"))
+        overflow = arith.cmpf(arith.CmpFPredicate.OEQ, var, inf)
+        return arith.select(overflow, arith.constant(acc, float("nan")), rstd)
+
+    return mean, elementwise([ss], kept, rstd_of, like=ss)
+
+
+def f32_rows(x: ir.Value, dims: list[int], acc: ir.Type) -> bool:
+    """Whether `stats_f32` serves an f32 `x` reduced over its trailing `dims` (f64 sums)."""
+    xt = tensor_type(x)
+    if not isinstance(xt.element_type, ir.F32Type) or not isinstance(acc, ir.F64Type):
+        return False
+    n = 1
+    for d in dims:
+        if xt.is_dynamic_dim(d):
+            return False
+        n *= xt.get_dim_size(d)
+    return dims == list(range(xt.rank - len(dims), xt.rank)) and n <= F32_ROW_MAX
+
+
+def stats_f32(x: ir.Value, dims: list[int], eps: float):
+    """(mean, rstd) of f32 rows as f32 kept-dims tensors, from f32 sums as exact as f64 ones.
+
+    Pass 1 sums x (shift m0 = sum / n, 0 if that overflowed) and |x| (2^-64 |x|, no overflow),
+    whose inverse `scale` (at most 2^126) brings the row into [-1, 1]. Pass 2 sums
+    d = x * scale - m0 * scale (one FMA, so x * scale is exact) and d^2: |d| <= 2, so rows of
+    1e30 (whose squares overflow f32) or of subnormals (whose squares underflow) lose nothing
+    (a max |x| would do too, but LLVM's maxnum takes 4 ops a vector and arith.bitcast has no
+    host form on the Triton target). The corrected two-pass form takes (sum d)^2 / n off
+    sum d^2 in f64 per row, cancelling m0's rounding, and undoes the scale there (var up to
+    1e77). Every per-row value is recomputed in the generic that reads it (one result each), so that
+    linalg-fuse-elementwise-ops fuses them and the row nest keeps one pass per statistic."""
+    f32, f64 = ir.F32Type.get(), ir.F64Type.get()
+    contract = ir.Attribute.parse(_CONTRACT)
+
+    def first(v, s, a):
+        # 2^-64 |x|: no overflow (4096 x 2^64 at most), |x| < 2^-62 only underflows
+        tiny = arith.mulf(math.absf(v), arith.constant(f32, 2.0**-64), fastmath=contract)
+        return arith.addf(s, v), arith.addf(a, tiny, fastmath=contract)
+
+    s, sa = reduce(x, dims, [(f32, 0.0), (f32, 0.0)], first)
+    rows = 1
+    for d in dims:
+        rows *= tensor_type(x).get_dim_size(d)
+    # multiplies by 1/n: the per-row chain runs between the row's passes, and each divide
+    # there adds ~13 cycles of latency to every row
+    inv_n32, inv_n = arith.constant(f32, 1.0 / rows), arith.constant(f64, 1.0 / rows)
+
+    def scale_of(a):
+        # 1 / sum |x|, at most 2^126: rows of zeros (1/0) and of values below 2^-86 (sums
+        # underflowed to 0) take 2^126, under which |x| * scale < 2^40; inf rows take 0 and
+        # NaN rows NaN (their statistics are NaN through their sums)
+        inverse = arith.divf(arith.constant(f32, 1.0), a)
+        scale = arith.mulf(inverse, arith.constant(f32, 2.0**-64))
+        return arith.minimumf(scale, arith.constant(f32, 2.0**126))
+
+    def scale_shift(s, m):
+        scale = scale_of(m)
+        m0 = arith.mulf(s, inv_n32)
+        finite = arith.cmpf(arith.CmpFPredicate.OLT, math.absf(m0), arith.constant(f32, 3e38))
+        m0 = arith.select(finite, m0, arith.constant(f32, 0.0))
+        return scale, arith.negf(arith.mulf(m0, scale))
+
+    def deviations(v, s, m, sd, sq):
+        k, c = scale_shift(s, m)
+        d = arith.addf(arith.mulf(v, k, fastmath=contract), c, fastmath=contract)
+        sq = arith.addf(arith.mulf(d, d, fastmath=contract), sq, fastmath=contract)
+        return arith.addf(sd, d), sq
+
+    sd, sq = reduce(x, dims, [(f32, 0.0), (f32, 0.0)], deviations, per_output=[s, sa])
+
+    def centred(d, m):
+        """(mean of d, 1 / scale) in f64 (the reciprocal's rounding: 2^-53)."""
+        inv = arith.divf(arith.constant(f64, 1.0), convert(scale_of(m), f64))  # overlaps pass 2
+        return arith.mulf(convert(d, f64), inv_n), inv
+
+    def mean_of(d, s, m, _o):
+        mean_d, inv = centred(d, m)
+        c = convert(scale_shift(s, m)[1], f64)
+        return convert(arith.mulf(arith.subf(mean_d, c), inv), f32)
+
+    def rstd_of(d, q, m, _o):
+        mean_d, inv = centred(d, m)
+        var_d = arith.subf(arith.mulf(convert(q, f64), inv_n), arith.mulf(mean_d, mean_d))
+        var_d = arith.maximumf(var_d, arith.constant(f64, 0.0))  # NaN stays NaN
+        var = arith.mulf(var_d, arith.mulf(inv, inv))
+        one = arith.constant(f64, 1.0)
+        rstd = arith.divf(one, math.sqrt(arith.addf(var, arith.constant(f64, float(eps)))))
+        return convert(rstd, f32)
+
+    kept = ranked(shape_of(tensor_type(s)), f32)
+    mean = elementwise([sd, s, sa], kept, mean_of, like=s)
+    return mean, elementwise([sd, sq, sa], kept, rstd_of, like=s)
