@@ -26,7 +26,13 @@ from aten_mlir.passes import PipelineError, PipelineFailedError, run_pipeline
 from aten_mlir.passes.ir import GLUE
 from aten_mlir.passes.stages import without_repeat_outlining
 
-from .isolate import ChildCrashed, crashing_pass, isolation_enabled, run_isolated
+from .isolate import (
+    ChildCrashed,
+    crashing_pass,
+    isolation_enabled,
+    run_isolated,
+    start_isolated,
+)
 from .partition import PartitionError, outline
 from .program_cache import (
     discard_plan,
@@ -88,14 +94,37 @@ def compile(
     default `$ATEN_MLIR_CACHE_DIR` or `~/.cache/aten_mlir`): compiling the same program again,
     in any process, loads it without running MLIR (`.from_cache`); an ExportedProgram is looked up
     before it is imported, so a hit skips torch's decompositions too."""
-    compiled = _compile(program, target, dump_dir, opt_level, cache_dir, cache)
-    if isinstance(program, torch.export.ExportedProgram):
-        # a call whose mutated input aliases another input runs the module as eager would
-        compiled.eager = program.module
-    return compiled
+    return compile_later(program, target, dump_dir, opt_level, cache_dir, cache)()
 
 
-def _compile(program, target, dump_dir, opt_level, cache_dir, cache) -> CompiledProgram:
+def compile_later(
+    program: torch.export.ExportedProgram | Program,
+    target: str = "cpu",
+    dump_dir: str | Path | None = None,
+    opt_level: int = 2,
+    cache_dir: str | Path | None = None,
+    cache: bool = True,
+):
+    """`compile()` in two halves: this call starts the CPU stages in their forked child and
+    returns at once; calling what it returns waits for them, builds the native code and
+    returns the `CompiledProgram` (or raises what `compile()` would). Between the two the
+    caller may start other compiles (the dynamo backend lowers a training step's forward and
+    backward graphs at once, and builds the first while the second lowers). A cache hit, a
+    Triton compile and an invalid program are done (or raise) here."""
+    finish = _compile(program, target, dump_dir, opt_level, cache_dir, cache)
+
+    def result() -> CompiledProgram:
+        compiled = finish()
+        if isinstance(program, torch.export.ExportedProgram):
+            # a call whose mutated input aliases another input runs the module as eager would
+            compiled.eager = program.module
+        return compiled
+
+    return result
+
+
+def _compile(program, target, dump_dir, opt_level, cache_dir, cache):
+    """What `compile_later` returns before its `eager` fallback is set."""
     if target not in ("cpu", "triton"):
         raise ValueError(f"unknown target '{target}' (targets: cpu, triton)")
     # a dump asks for the stages to run; Triton programs are rebuilt (their kernels are cached
@@ -108,7 +137,7 @@ def _compile(program, target, dump_dir, opt_level, cache_dir, cache) -> Compiled
         early_key = export_key(exported, target, opt_level) if use_cache else None
         hit = _load(cache_dir, early_key, plan_context(), exported) if early_key else None
         if hit is not None:
-            return hit
+            return lambda: hit
         program = import_program(exported)
     if not isinstance(program, Program):
         raise TypeError(f"compile() takes an ExportedProgram or a Program, got {type(program)}")
@@ -118,32 +147,44 @@ def _compile(program, target, dump_dir, opt_level, cache_dir, cache) -> Compiled
     if hit is not None:
         if early_key:  # written by compile(Program): the next compile of `exported` skips import
             _store(cache_dir, [], early_key, hit._main, hit.library, program, exported)
-        return hit
+        return lambda: hit
     dump = Path(dump_dir) if dump_dir is not None else None
     if target == "triton":
-        from aten_mlir.backends.triton.pipeline import TRITON_STAGES
+        compiled = _triton(program, dump, cache_dir)
+        return lambda: compiled
+    lowering = _lower(program, dump)
+    keys = (key, early_key) if use_cache else None
+    return functools.partial(_build, program, exported, lowering, dump, opt_level, cache_dir, keys)
 
-        from .triton import KernelError, build  # also registers the triton-* passes
 
-        main, module = _lower(program, dump, TRITON_STAGES)
+def _triton(program: Program, dump: Path | None, cache_dir) -> CompiledProgram:
+    from aten_mlir.backends.triton.pipeline import TRITON_STAGES
 
-        try:
-            library = build(module, cache_dir, dump)
-        except KernelError as e:
-            raise CompileError("triton", _first_line(e)) from None
-        return CompiledProgram.of(program, main, library)
+    from .triton import KernelError, build  # also registers the triton-* passes
+
+    main, module = _lower(program, dump, TRITON_STAGES)()
     try:
-        main, module = _lower(program, dump)
+        library = build(module, cache_dir, dump)
+    except KernelError as e:
+        raise CompileError("triton", _first_line(e)) from None
+    return CompiledProgram.of(program, main, library)
+
+
+def _build(program, exported, lowering, dump, opt_level, cache_dir, keys) -> CompiledProgram:
+    """The second half of a CPU compile: the lowered module (`lowering()`) as native code,
+    stored under `keys` (the program's and the export's) unless None."""
+    try:
+        main, module = lowering()
     except _AliasCheckNeeded:
-        main, module = _lower(program, dump, without_repeat_outlining(CPU_STAGES))
+        main, module = _lower(program, dump, without_repeat_outlining(CPU_STAGES))()
     from .cpu import NativeBuildError, compile_llvm_module
 
     try:
         library = compile_llvm_module(module, opt_level=opt_level, cache_dir=cache_dir)
     except NativeBuildError as e:
         raise CompileError("native", _first_line(e), e.repro) from None
-    if use_cache:
-        _store(cache_dir, [key], early_key, main, library, program, exported)
+    if keys is not None:
+        _store(cache_dir, [keys[0]], keys[1], main, library, program, exported)
     return CompiledProgram.of(program, main, library)
 
 
@@ -193,27 +234,33 @@ def _load(cache_dir, key, context, exported=None, program=None) -> CompiledProgr
 
 
 def _lower(program: Program, dump: Path | None, stages=CPU_STAGES):
-    """Runs every stage on a copy of the program: (the `@main` plan, the LLVM-dialect module
-    of its native segments), in the program's context.
+    """Starts every stage on a copy of the program; calling what it returns gives (the
+    `@main` plan, the LLVM-dialect module of its native segments), in the program's context.
 
-    The stages run in a forked child (`isolate.run_isolated`), which hands both back as
+    The stages run in a forked child (`isolate.start_isolated`), which hands both back as
     bytecode: an MLIR assertion or segfault in a pass becomes a `CompileError` naming the stage,
     not the end of the caller's process. Parsing the bytecode costs a few milliseconds."""
     if not isolation_enabled():
-        return _lower_in(program, dump, stages, program.context)
+        lowered = _lower_in(program, dump, stages, program.context)
+        return lambda: lowered
     warm_up_meta()  # the child inherits it; without, every compile's child redoes it
     import_passes(stages)  # likewise the pass modules (0.2-0.5 s of imports per child)
-    try:
-        main_code, module_code = run_isolated(_lower_child, program, dump, stages)
-    except ChildCrashed as crash:
-        raise _crash_error(crash, program, dump, stages) from None
-    module = ir.Module.parse(module_code, program.context)
-    main = None
-    if main_code is not None:
-        holder = ir.Module.parse(main_code, program.context)  # alive until main is out of it
-        main = holder.body.operations[0].operation
-        main.detach_from_parent()
-    return main, module
+    child = start_isolated(_lower_child, program, dump, stages)
+
+    def result():
+        try:
+            main_code, module_code = child.result()
+        except ChildCrashed as crash:
+            raise _crash_error(crash, program, dump, stages) from None
+        module = ir.Module.parse(module_code, program.context)
+        main = None
+        if main_code is not None:
+            holder = ir.Module.parse(main_code, program.context)  # alive until main is out
+            main = holder.body.operations[0].operation
+            main.detach_from_parent()
+        return main, module
+
+    return result
 
 
 def _lower_child(report, program: Program, dump: Path | None, stages) -> tuple:

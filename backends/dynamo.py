@@ -71,13 +71,20 @@ def aten_mlir_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | 
 
         warm_up.start(parsed.cache_dir)
     compile_as = functools.partial(_compile_graph, parsed)
+    # the backward graph is handed over with the forward one, not at the first backward call:
+    # both lower at once (`CompiledGraph`); a forward never differentiated still pays for its
+    # backward's lowering, on the other core
+    eager_backward = torch._functorch.config.patch(
+        force_non_lazy_backward_lowering=parsed.target == "cpu"
+    )
     backend = aot_autograd(
         fw_compiler=functools.partial(compile_as, "forward"),
         bw_compiler=functools.partial(compile_as, "backward"),
         inference_compiler=functools.partial(compile_as, "inference"),
         decompositions=decompositions(),
     )
-    return backend(gm, example_inputs)
+    with eager_backward:
+        return backend(gm, example_inputs)
 
 
 def register() -> None:
@@ -107,31 +114,70 @@ def decompositions() -> dict:
 
 
 class CompiledGraph:
-    """One compiled AOTAutograd graph, called boxed."""
+    """One compiled AOTAutograd graph, called boxed. Its compile finishes at the first call
+    (`finish`, from `compile_later`): a training step's forward and backward graphs lower at
+    once, each in its own child, and the forward's native build runs while the backward's
+    lowering goes on. A graph that does not finish runs eagerly, as one that does not start."""
 
-    def __init__(self, compiled, plan):
-        self.compiled, self.plan = compiled, plan
-        compiled.warn_requires_grad = False  # AOTAutograd differentiates around the call
+    def __init__(self, finish, plan, options: BackendOptions, kind: str, gm):
+        self.compiled, self.plan = None, plan
+        self._finish, self._options, self._kind, self._eager = finish, options, kind, gm
         # an instance attribute: the wrappers AOTAutograd puts around the backward copy
         # `__dict__`, not class attributes
         self._boxed_call = True
 
     def __call__(self, args: list):
+        if self._finish is not None:
+            self._compile()
+        if self.compiled is None:
+            return self._eager(args)
         results = self.compiled(*self.plan.inputs(args))
         outputs = self.plan.results(args, results)
         args.clear()
         return outputs
 
+    def _compile(self) -> None:
+        from torch._dynamo.utils import counters
+
+        finish, self._finish = self._finish, None
+        try:
+            compiled = finish()
+        except Exception as e:  # noqa: BLE001 - any failure of ours leaves the graph to eager
+            self._eager = _fallback(self._options, self._kind, self._eager, e)
+            return
+        compiled.warn_requires_grad = False  # AOTAutograd differentiates around the call
+        self.compiled = compiled
+        counters["aten_mlir"]["graphs_compiled"] += 1
+        counters["aten_mlir"]["op_fallbacks"] += len(compiled.fallbacks)
+
+
+def _fallback(options: BackendOptions, kind: str, gm, error: Exception):
+    """`gm` run eagerly (boxed) for a graph that did not compile, with a warning; raises
+    `error` instead with `fallback="error"`."""
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.utils import counters
+
+    from aten_mlir.backends.compiler import CompileError
+    from aten_mlir.frontend import UnsupportedOpError
+    from aten_mlir.frontend.fx_graphs import GraphImportError
+
+    if options.fallback == "error":
+        raise error
+    known = isinstance(error, (GraphImportError, UnsupportedOpError, CompileError))
+    first = (str(error).splitlines() or [""])[0]
+    reason = first if known else f"internal error {type(error).__name__}: {first}"
+    counters["aten_mlir"]["graph_fallbacks"] += 1
+    warnings.warn(f"aten_mlir: the {kind} graph runs eagerly: {reason}", UserWarning, stacklevel=3)
+    return make_boxed_func(gm.forward)
+
 
 def _compile_graph(options: BackendOptions, kind: str, gm, example_inputs):
-    from functorch.compile import make_boxed_func
     from torch._dispatch.python import no_python_dispatcher
-    from torch._dynamo.utils import counters
     from torch._subclasses.fake_tensor import unset_fake_temporarily
 
-    from aten_mlir.backends.compiler import CompileError, compile
-    from aten_mlir.frontend import UnsupportedOpError, import_program
-    from aten_mlir.frontend.fx_graphs import GraphImportError, exported_from_graph
+    from aten_mlir.backends.compiler import compile_later
+    from aten_mlir.frontend import import_program
+    from aten_mlir.frontend.fx_graphs import exported_from_graph
 
     number = next(_COUNTS)
     if options.target == "cpu":  # joined before any compile (or fork) runs beside it
@@ -147,7 +193,7 @@ def _compile_graph(options: BackendOptions, kind: str, gm, example_inputs):
         # through torch's decomposition until the C stack overflowed (a crashed process).
         with unset_fake_temporarily(), no_python_dispatcher():
             program = import_program(ep, functional=True)
-            compiled = compile(
+            finish = compile_later(
                 program,
                 target=options.target,
                 dump_dir=dump_dir,
@@ -156,18 +202,5 @@ def _compile_graph(options: BackendOptions, kind: str, gm, example_inputs):
                 cache=options.cache,
             )
     except Exception as e:  # noqa: BLE001 - any failure of ours leaves the graph to eager
-        if options.fallback == "error":
-            raise
-        known = isinstance(e, (GraphImportError, UnsupportedOpError, CompileError))
-        first = (str(e).splitlines() or [""])[0]
-        reason = first if known else f"internal error {type(e).__name__}: {first}"
-        counters["aten_mlir"]["graph_fallbacks"] += 1
-        warnings.warn(
-            f"aten_mlir: the {kind} graph runs eagerly: {reason}",
-            UserWarning,
-            stacklevel=2,
-        )
-        return make_boxed_func(gm.forward)
-    counters["aten_mlir"]["graphs_compiled"] += 1
-    counters["aten_mlir"]["op_fallbacks"] += len(compiled.fallbacks)
-    return CompiledGraph(compiled, plan)
+        return _fallback(options, kind, gm, e)
+    return CompiledGraph(finish, plan, options, kind, gm)

@@ -64,49 +64,109 @@ def isolation_enabled() -> bool:
 
 def run_isolated(fn, *args, **kwargs):
     """`fn(report, *args, **kwargs)` in a forked child (see the module docstring)."""
-    if not isolation_enabled():
-        return fn(lambda step: None, *args, **kwargs)
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()  # else the child's copy of a buffered line is printed twice
-    errors = tempfile.TemporaryFile()
-    read_end, write_end = os.pipe()
-    # The child's garbage collector would write to every object the parent owns (a page copy
-    # each): frozen objects it leaves alone.
-    gc.freeze()
-    pid = os.fork()
-    if pid:
-        gc.unfreeze()
-    if pid == 0:  # pragma: no cover (runs in the child; its coverage is not collected)
-        os.close(read_end)
-        _child(write_end, errors, fn, args, kwargs)
-    os.close(write_end)
-    try:
-        frames = _read_frames(read_end, step_timeout())
-    except ChildHung as hung:  # killed, and reported like a crash in the step it hung in
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+    return start_isolated(fn, *args, **kwargs).result()
+
+
+class Isolated:
+    """A forked child at work: `result()` waits for its outcome (what `run_isolated` returns
+    or raises). A reader thread drains the child's pipe meanwhile, so a child with a large
+    result never waits on its caller, and reaps it; the thread only reads and waits (it holds
+    no lock a later fork could copy locked). A child whose result is never asked for runs to
+    its end, drained and reaped all the same."""
+
+    def __init__(self, fn, args, kwargs):
+        self._value = None
+        if not isolation_enabled():
+            self._thread = None
+            try:
+                self._value = ("result", fn(lambda step: None, *args, **kwargs))
+            except Exception as e:  # raised by result(), as a child's error is
+                self._value = ("raise", e)
+            return
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()  # else the child's copy of a buffered line is printed twice
+        errors = tempfile.TemporaryFile()
+        read_end, write_end = os.pipe()
+        # The child's garbage collector would write to every object the parent owns (a page
+        # copy each): frozen objects it leaves alone.
+        gc.freeze()
+        pid = os.fork()
+        if pid:
+            gc.unfreeze()
+        if pid == 0:  # pragma: no cover (runs in the child; its coverage is not collected)
+            os.close(read_end)
+            _child(write_end, errors, fn, args, kwargs)
+        os.close(write_end)
+        self.pid, self._status = pid, None
+        self._lock, self._ready = threading.Lock(), threading.Event()
+        self._thread = threading.Thread(
+            target=self._collect, args=(read_end, errors), name="aten_mlir-isolated", daemon=True
+        )
+        self._thread.start()
+
+    def _collect(self, read_end: int, errors) -> None:
+        """The reader thread: the child's frames until it closes the pipe (or hangs, and is
+        killed), then its exit."""
+        hung = None
+        try:
+            frames = _read_frames(read_end, step_timeout())
+        except BaseException as e:  # noqa: BLE001 - ChildHung, or a bug: handed to result()
+            self._kill()
+            frames, hung = getattr(e, "frames", []), e
+        finally:
+            os.close(read_end)
+        final = next((f for f in frames if f[0] in ("result", "error")), None)
+        status = None if final is not None and hung is None else self._reap()
         errors.seek(0)
         stderr = errors.read().decode("utf-8", "replace")
-        step = next((v for kind, v in reversed(hung.frames) if kind == "step"), None)
-        raise ChildCrashed(step, f"hung: {hung}, killed", stderr, hung=True) from None
-    except BaseException:
-        os.kill(pid, signal.SIGKILL)  # Ctrl-C while waiting: the child goes too
-        os.waitpid(pid, 0)
-        raise
-    finally:
-        os.close(read_end)
-    final = next((f for f in frames if f[0] in ("result", "error")), None)
-    if final is not None:
+        errors.close()
+        self._value = ("collected", frames, final, status, stderr, hung)
+        self._ready.set()
         # The outcome is in: the child's exit (unmapping a copy of a large process: 80 ms
-        # after GPT-2 small) is waited for in the background.
-        threading.Thread(target=os.waitpid, args=(pid, 0), daemon=True).start()
-        status = None
-    else:
-        _, status = os.waitpid(pid, 0)
-    errors.seek(0)
-    stderr = errors.read().decode("utf-8", "replace")
-    errors.close()
-    return _outcome(frames, final, status, stderr)
+        # after GPT-2 small) is not waited for by result().
+        self._reap()
+
+    def _reap(self):
+        """The child's exit status, once it has exited (waited for without reaping, so that
+        `_kill` never signals a reused pid). Only the reader thread reaps."""
+        if self._status is None:
+            os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOWAIT)
+        with self._lock:
+            if self._status is None:
+                self._status = os.waitpid(self.pid, 0)[1]
+            return self._status
+
+    def _kill(self) -> None:
+        with self._lock:
+            if self._status is None:
+                os.kill(self.pid, signal.SIGKILL)
+
+    def result(self):
+        """What the child's `fn` returned; raises what it raised, or `ChildCrashed`."""
+        if self._thread is not None:
+            try:
+                self._ready.wait()
+            except BaseException:  # Ctrl-C while waiting: the child goes too
+                self._kill()
+                raise
+        kind, *value = self._value
+        if kind == "result":
+            return value[0]
+        if kind == "raise":
+            raise value[0]
+        frames, final, status, stderr, hung = value
+        if isinstance(hung, ChildHung):  # reported like a crash in the step it hung in
+            step = next((v for kind, v in reversed(hung.frames) if kind == "step"), None)
+            raise ChildCrashed(step, f"hung: {hung}, killed", stderr, hung=True)
+        if hung is not None:
+            raise hung
+        return _outcome(frames, final, status, stderr)
+
+
+def start_isolated(fn, *args, **kwargs) -> Isolated:
+    """`fn(report, *args, **kwargs)` forked now, running while the caller goes on; its
+    `result()` is `run_isolated`'s. In process (at once) when isolation is off."""
+    return Isolated(fn, args, kwargs)
 
 
 def _outcome(frames: list, final, status: int | None, stderr: str):

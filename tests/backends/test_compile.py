@@ -248,3 +248,36 @@ def test_a_main_without_return_is_rejected_before_lowering():
     program = Program.from_text(text, "m.mlir")
     with pytest.raises(IRParseError, match=r"^m\.mlir:2:8: .*@main: a block does not end in a"):
         aten_mlir.compile(program, cache=False)
+
+
+def test_compile_later_lowers_in_the_background_and_finishes_when_asked(monkeypatch):
+    from aten_mlir.backends import compiler, cpu
+
+    calls = []
+    build = cpu.compile_llvm_module
+    monkeypatch.setattr(
+        cpu, "compile_llvm_module", lambda *a, **k: calls.append(1) or build(*a, **k)
+    )
+    x = torch.randn(3, 4)
+    first = compiler.compile_later(torch.export.export(Fn(torch.tanh), (x,)), cache=False)
+    second = compiler.compile_later(torch.export.export(Fn(torch.sigmoid), (x,)), cache=False)
+    assert calls == []  # both lowered, neither built yet
+    torch.testing.assert_close(second()(x), torch.sigmoid(x))
+    torch.testing.assert_close(first()(x), torch.tanh(x))
+    assert calls == [1, 1]
+
+
+def test_a_stage_failure_of_compile_later_is_raised_by_its_result(monkeypatch):
+    from aten_mlir.backends import compiler
+    from aten_mlir.passes.aten_to_linalg import LOWERINGS
+    from aten_mlir.passes.rules import Rule
+
+    def broken(op, rw):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(LOWERINGS, "aten.sin", Rule("aten.sin", broken, "aten.sin -> boom"))
+    finish = compiler.compile_later(
+        torch.export.export(UsesCumsum(), (torch.randn(4),)), cache=False
+    )
+    with pytest.raises(aten_mlir.CompileError, match="stage 'aten-to-linalg'"):
+        finish()

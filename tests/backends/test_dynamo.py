@@ -351,3 +351,39 @@ def test_stages_run_outside_fake_mode_and_the_python_dispatcher(monkeypatch, cou
     with torch.no_grad():
         _close(compiled(torch.nn.Tanh())(x), torch.tanh(x))
     assert seen and "PythonDispatcher" not in seen[0] and "Python," not in seen[0]
+
+
+def test_the_backward_graph_lowers_beside_the_forward_before_backward_runs(counts, monkeypatch):
+    from aten_mlir.backends import compiler
+
+    started = []
+    real = compiler.compile_later
+    monkeypatch.setattr(
+        compiler, "compile_later", lambda *a, **k: started.append(1) or real(*a, **k)
+    )
+    model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+    twin = copy.deepcopy(model)
+    x = torch.randn(3, 4)
+    loss = compiled(model)(x).square().sum()
+    # both graphs started with the forward; only the forward finished (it ran)
+    assert len(started) == 2 and counts["graphs_compiled"] == 1
+    loss.backward()
+    assert counts["graphs_compiled"] == 2 and counts["op_fallbacks"] == 0
+    twin(x).square().sum().backward()
+    for p, q in zip(model.parameters(), twin.parameters()):
+        _close(p.grad, q.grad)
+
+
+def test_a_graph_whose_lowering_fails_runs_eagerly_at_its_first_call(counts, monkeypatch):
+    from aten_mlir.passes.aten_to_linalg import LOWERINGS
+    from aten_mlir.passes.rules import Rule
+
+    def broken(op, rw):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(LOWERINGS, "aten.exp", Rule("aten.exp", broken, "aten.exp -> boom"))
+    f = compiled(lambda x: x.exp() + 1, options={"fallback": "eager", "cache": False})
+    x = torch.randn(6)
+    with torch.no_grad(), pytest.warns(UserWarning, match="runs eagerly: .*boom"):
+        _close(f(x), x.exp() + 1)
+    assert counts["graph_fallbacks"] == 1 and counts["graphs_compiled"] == 0

@@ -81,3 +81,41 @@ def test_a_child_that_stops_making_progress_is_killed(monkeypatch):
         run_isolated(_deadlocks)
     assert info.value.hung and info.value.step == "waiting"
     assert "no progress for 0.5 s" in str(info.value)
+
+
+def _sleep_then_pid(report, seconds, size):
+    import time
+
+    report("sleeping")
+    time.sleep(seconds)
+    return os.getpid(), b"\x01" * size
+
+
+def test_children_started_together_run_at_once_and_each_hands_back_its_result():
+    import time
+
+    start = time.perf_counter()
+    # results past the pipe's 64 KiB: the reader threads drain them before result() is asked
+    first = isolate.start_isolated(_sleep_then_pid, 0.6, 1 << 20)
+    second = isolate.start_isolated(_sleep_then_pid, 0.6, 1 << 20)
+    (pid2, data2), (pid1, data1) = second.result(), first.result()
+    assert time.perf_counter() - start < 1.1  # not one after the other (1.2 s)
+    assert len({pid1, pid2, os.getpid()}) == 3 and data1 == data2 == b"\x01" * (1 << 20)
+
+
+def test_a_started_child_s_crash_and_errors_come_out_of_result():
+    crashing = isolate.start_isolated(_steps_then, "abort")
+    failing = isolate.start_isolated(_steps_then, "compile-error")
+    with pytest.raises(CompileError):
+        failing.result()
+    with pytest.raises(ChildCrashed) as info:
+        crashing.result()
+    assert (info.value.step, info.value.signal) == ("second", "SIGABRT")
+
+
+def test_a_child_nobody_asks_is_reaped_all_the_same():
+    child = isolate.start_isolated(_sleep_then_pid, 0.0, 1 << 20)
+    child._thread.join(timeout=60)  # drained its 1 MiB and waited for its exit
+    assert not child._thread.is_alive() and child._status is not None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)
