@@ -247,3 +247,27 @@ def test_a_failing_part_leaves_a_repro_of_that_part(text, tmp_path, monkeypatch,
     assert command[0].endswith(tool) and Path(command[-3]).read_bytes() == b"junk"
     with pytest.raises(native.NativeBuildError, match=f"{tool} failed"):
         codegen._run(command)
+
+
+def test_llc_runs_without_loop_strength_reduction_and_results_are_unchanged(
+    text, tmp_path, monkeypatch
+):
+    commands = []
+    run_all = codegen._run_all
+
+    def recording(batch):
+        commands.extend(batch)
+        return run_all(batch)
+
+    monkeypatch.setattr(codegen, "_run_all", recording)
+    a, b = torch.randn(64), torch.randn(64)
+    results = []
+    for flags, where in ((codegen.LLC_FLAGS, "without"), ((), "with")):
+        monkeypatch.setattr(codegen, "LLC_FLAGS", flags)
+        lib = compile_llvm_module(text, opt_level=2, cache_dir=tmp_path / where)
+        layers = lib.function("layers", ["memref<64xf32>"] * 2, ["memref<64xf32>"])
+        results.append(layers(a, b)[0])
+    llc = [c for c in commands if Path(c[0]).name == "llc"]
+    assert llc and all(("-disable-lsr" in c) == (i < len(llc) // 2) for i, c in enumerate(llc))
+    assert torch.equal(results[0], results[1])
+    assert torch.equal(results[0], (a + b + b) * (a + b))
