@@ -97,6 +97,7 @@ _NOT_CODEGEN = frozenset(
         "ATEN_MLIR_CACHE_MAX_BYTES",
         "ATEN_MLIR_DUMP_DIR",
         "ATEN_MLIR_ISOLATE",
+        "ATEN_MLIR_PASS_TIMING",
         "ATEN_MLIR_STEP_TIMEOUT",
         "ATEN_MLIR_THREADS",
     }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
 import re
 import subprocess
 from dataclasses import dataclass, field
@@ -50,6 +51,8 @@ class PipelineFailedError(RuntimeError):
         super().__init__(message)
 
 
+# set (to 1) to print each pipeline run's time per pass to stderr
+TIMING_ENV = "ATEN_MLIR_PASS_TIMING"
 _NAME = re.compile(r"[A-Za-z_][\w.$-]*")
 
 
@@ -239,13 +242,18 @@ def run_pipeline(
 
     Raises `PipelineError` for a malformed pipeline, unknown pass or bad option, and
     `PipelineFailedError` (with MLIR's diagnostics) when a pass fails. `print_ir_after_all`
-    prints the IR after every pass to stderr, as `mlir-opt --mlir-print-ir-after-all`.
+    prints the IR after every pass to stderr, as `mlir-opt --mlir-print-ir-after-all`. With
+    `ATEN_MLIR_PASS_TIMING=1` in the environment each run prints MLIR's wall time per pass
+    (ours by their names) to stderr, as `mlir-opt --mlir-timing`: a compile prints one report
+    per stage (from the isolated child, forwarded when it is done).
     """
     op = module.operation
     pm = build_pass_manager(pipeline, context=op.context)
     pm.enable_verifier(verify_each)
     if print_ir_after_all:
         pm.enable_ir_printing(print_after_all=True, enable_debug_info=enable_debug_info)
+    if os.environ.get(TIMING_ENV, "0").strip().lower() not in ("", "0", "false", "no", "off"):
+        pm.enable_timing()  # the report goes to stderr when `pm` is destroyed, below
     try:
         pm.run(op)
     except ir.MLIRError as e:
@@ -253,3 +261,5 @@ def run_pipeline(
         first = f"{describe_location(diags[0].location)}: {diags[0].message}" if diags else str(e)
         more = f" (and {len(diags) - 1} more)" if len(diags) > 1 else ""
         raise PipelineFailedError(diags, f"pass pipeline failed: {first}{more}") from None
+    finally:
+        del pm

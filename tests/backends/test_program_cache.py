@@ -158,7 +158,12 @@ def test_a_changed_graph_or_option_changes_the_key():
 
 @pytest.mark.parametrize(
     "switch, keys",
-    [("ATEN_MLIR_VNNI", True), ("ATEN_MLIR_AMX", True), ("ATEN_MLIR_THREADS", False)],
+    [
+        ("ATEN_MLIR_VNNI", True),
+        ("ATEN_MLIR_AMX", True),
+        ("ATEN_MLIR_THREADS", False),
+        ("ATEN_MLIR_PASS_TIMING", False),
+    ],
 )
 def test_kernel_switches_key_the_cache(monkeypatch, switch, keys):
     """A kernel switch (`ATEN_MLIR_VNNI=0`: FMA kernels instead of vdpbf16ps) changes the code,

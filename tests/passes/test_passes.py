@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -226,6 +227,17 @@ def test_print_ir_after_all(capfd):
     assert "// -----// IR Dump After aten-drop-dead (aten-drop-dead) //----- //" in err
     assert "IR Dump After CSE (cse)" in err
     assert "aten.exp" not in err
+
+
+def test_pass_timing_from_the_environment(capfd, monkeypatch):
+    m = module(f'  %0 = "aten.exp"(%a) : ({T}) -> {T}\n  return')
+    run_pipeline(m, "aten-drop-dead,cse")
+    assert "Execution time report" not in capfd.readouterr().err
+    monkeypatch.setenv("ATEN_MLIR_PASS_TIMING", "1")
+    run_pipeline(m, "aten-drop-dead,cse")
+    err = capfd.readouterr().err
+    assert "Execution time report" in err
+    assert re.search(r"\)\s+aten-drop-dead\n", err) and re.search(r"\)\s+CSE\n", err), err
 
 
 def test_get_pass_returns_the_shipped_classes():
