@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, scf, vector
 
+from .vectorize_plan import neutral
+
 
 @dataclass(frozen=True)
 class Tail:
@@ -30,6 +32,7 @@ class Tail:
 
     nonempty: ir.Value  # n > 0: the row's hoisted reads run only then
     main_bound: ir.Value  # the end of the whole `lanes` steps
+    main_runs: ir.Value  # main_bound > 0: some whole step ran
     steps: tuple  # (width, start, condition): unmasked steps of narrower widths
     masked: tuple  # (width, start, condition, mask): the last partial step
 
@@ -59,35 +62,67 @@ def plan_tail(extent: ir.Value, lanes: int, narrowest: int) -> Tail:
     count = arith.subi(extent, start)
     mask = vector.create_mask(ir.VectorType.get([width], ir.IntegerType.get_signless(1)), [count])
     masked = (width, start, arith.cmpi(ugt, count, zero), mask)
-    return Tail(nonempty, main_bound, tuple(steps), masked)
+    main_runs = arith.cmpi(ugt, main_bound, zero)
+    return Tail(nonempty, main_bound, main_runs, tuple(steps), masked)
 
 
 def emit_tail(emitter, tail: Tail, accs: list) -> list:
     """The steps after the main loop of one row (`emitter` a vectorize `_Emitter`); returns the
-    reduction accumulators. Each narrower step combines into its own slice of the `lanes`-wide
-    accumulators (lanes/2 steps into the first half, lanes/4 into the next quarter, ..., the
-    masked step into the last `narrowest` lanes): no step waits for another, and the row ends
-    in the same horizontal reduction as a static row of `lanes` steps."""
+    reduction accumulators. Each narrower step has its own slice of the `lanes` lanes (lanes/2
+    steps the first half, lanes/4 the next quarter, ..., the masked step the last `narrowest`
+    lanes), so no step waits for another. When the main loop ran, each step combines into its
+    slice of the main loop's lanes; when it did not (a row shorter than one step), each starts
+    from the reduction's neutral value, so the combine folds away (a 33-element row's max then
+    costs what a static row's does, not a NaN-propagating max with 64 lanes of -inf)."""
+    kinds = [kind for kind, _ in emitter._reductions()]
+    if not accs:
+        return _into(emitter, tail, [])
+    merged = scf.IfOp(tail.main_runs, [a.type for a in accs], has_else=True)
+    with ir.InsertionPoint(merged.then_block):
+        scf.YieldOp(_into(emitter, tail, accs))
+    with ir.InsertionPoint(merged.else_block):
+        scf.YieldOp(_from_neutral(emitter, tail, kinds, [ir.VectorType(a.type) for a in accs]))
+    return list(merged.results)
+
+
+def _steps(tail: Tail):
+    """(width, start, condition, mask, offset) of each step after the main loop."""
     offset = 0
     for width, start, condition in tail.steps:
-        accs = _guarded(emitter, condition, accs, width, offset, start, None)
+        yield width, start, condition, None, offset
         offset += width
     width, start, condition, mask = tail.masked
-    return _guarded(emitter, condition, accs, width, offset, start, mask)
+    yield width, start, condition, mask, offset
 
 
-def _guarded(emitter, condition, accs: list, width: int, offset: int, start, mask) -> list:
-    """One step of `width` lanes at `start` when `condition` holds, its reductions combined
-    into lanes [offset, offset + width) of `accs` (which pass through otherwise)."""
-    guard = scf.IfOp(condition, [a.type for a in accs], has_else=bool(accs))
-    with ir.InsertionPoint(guard.then_block):
-        parts = [_slice(acc, offset, width) for acc in accs]
-        parts = emitter.step_at(width, start, parts, mask)
-        scf.YieldOp([_insert(part, acc, offset) for part, acc in zip(parts, accs)])
-    if accs:
+def _into(emitter, tail: Tail, accs: list) -> list:
+    """The steps, each combined into its slice of `accs`."""
+    for width, start, condition, mask, offset in _steps(tail):
+        guard = scf.IfOp(condition, [a.type for a in accs], has_else=bool(accs))
+        with ir.InsertionPoint(guard.then_block):
+            parts = [_slice(acc, offset, width) for acc in accs]
+            parts = emitter.step_at(width, start, parts, mask)
+            scf.YieldOp([_insert(part, acc, offset) for part, acc in zip(parts, accs)])
+        if accs:
+            with ir.InsertionPoint(guard.else_block):
+                scf.YieldOp(accs)
+        accs = list(guard.results)
+    return accs
+
+
+def _from_neutral(emitter, tail: Tail, kinds: list, types: list) -> list:
+    """The steps' partial results from the neutral value, in their slices of `types`."""
+    out = [_neutral(k, t) for k, t in zip(kinds, types)]
+    for width, start, condition, mask, offset in _steps(tail):
+        slices = [ir.VectorType.get([width], t.element_type) for t in types]
+        guard = scf.IfOp(condition, slices, has_else=True)
+        with ir.InsertionPoint(guard.then_block):
+            start_values = [_neutral(k, t) for k, t in zip(kinds, slices)]
+            scf.YieldOp(emitter.step_at(width, start, start_values, mask))
         with ir.InsertionPoint(guard.else_block):
-            scf.YieldOp(accs)
-    return list(guard.results)
+            scf.YieldOp([_neutral(k, t) for k, t in zip(kinds, slices)])
+        out = [_insert(part, acc, offset) for part, acc in zip(guard.results, out)]
+    return out
 
 
 def _slice(acc: ir.Value, offset: int, width: int) -> ir.Value:
@@ -96,6 +131,11 @@ def _slice(acc: ir.Value, offset: int, width: int) -> ir.Value:
         return acc
     part = ir.VectorType.get([width], t.element_type)
     return vector.extract_strided_slice(part, acc, [offset], [width], [1])
+
+
+def _neutral(kind: str, t: ir.VectorType) -> ir.Value:
+    attr = neutral(kind, t.element_type)
+    return arith.constant(t, ir.DenseElementsAttr.get_splat(t, attr))
 
 
 def _insert(part: ir.Value, acc: ir.Value, offset: int) -> ir.Value:
