@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import itertools
 import os
+import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -121,14 +122,17 @@ class CompiledGraph:
 
     def __init__(self, finish, plan, options: BackendOptions, kind: str, gm):
         self.compiled, self.plan = None, plan
-        self._finish, self._options, self._kind, self._eager = finish, options, kind, gm
+        self._finish, self._options, self._kind, self._graph = finish, options, kind, gm
+        self._eager, self._lock = None, threading.Lock()
         # an instance attribute: the wrappers AOTAutograd puts around the backward copy
         # `__dict__`, not class attributes
         self._boxed_call = True
 
     def __call__(self, args: list):
         if self._finish is not None:
-            self._compile()
+            with self._lock:  # one finish, whichever thread calls first
+                if self._finish is not None:
+                    self._compile()
         if self.compiled is None:
             return self._eager(args)
         results = self.compiled(*self.plan.inputs(args))
@@ -139,16 +143,17 @@ class CompiledGraph:
     def _compile(self) -> None:
         from torch._dynamo.utils import counters
 
-        finish, self._finish = self._finish, None
         try:
-            compiled = finish()
+            compiled = self._finish()
         except Exception as e:  # noqa: BLE001 - any failure of ours leaves the graph to eager
-            self._eager = _fallback(self._options, self._kind, self._eager, e)
-            return
-        compiled.warn_requires_grad = False  # AOTAutograd differentiates around the call
-        self.compiled = compiled
-        counters["aten_mlir"]["graphs_compiled"] += 1
-        counters["aten_mlir"]["op_fallbacks"] += len(compiled.fallbacks)
+            self._eager = _fallback(self._options, self._kind, self._graph, e)
+        else:
+            compiled.warn_requires_grad = False  # AOTAutograd differentiates around the call
+            self.compiled = compiled
+            counters["aten_mlir"]["graphs_compiled"] += 1
+            counters["aten_mlir"]["op_fallbacks"] += len(compiled.fallbacks)
+        finally:
+            self._finish, self._graph = None, None
 
 
 def _fallback(options: BackendOptions, kind: str, gm, error: Exception):
