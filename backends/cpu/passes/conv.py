@@ -25,6 +25,12 @@ CONV = "linalg.conv_2d_nchw_fchw"
 # 1.71 -> 0.91, C=32 1.53 -> 1.95 (the direct kernel wins); 3->16 on 112x112 0.22 -> 0.28.
 WIDE_IM2COL_MAX_K = 160
 WIDE_IM2COL_MIN_F = 32
+# Filters from which the outer kernel copies the im2col copy again as panels (else it reads
+# the copy in place): the panel copy of [C*KH*KW, OH*OW] pays over many rows only (1 thread,
+# same process, panels/in place: 128->128 3x3 28x28 1.39/1.24 ms, 512->128 1x1 28x28
+# 0.61/0.55, 512->512 3x3 7x7 1.63/1.53, 256 3x3 14x14 1.29/1.27; 256->1024 1x1 14x14
+# 0.51/0.53; resnet50 b1 48.6/47.4 ms)
+IM2COL_PANEL_MIN_ROWS = 1024
 
 
 def identity_layout(t: ir.MemRefType) -> bool:
@@ -69,6 +75,10 @@ class Im2colEmitter(OuterKernel):
     batch, 1 filter (m), 2 output pixel (n), 3 (channel, kh, kw) (k)."""
 
     PANELS_FROM_ROWS = False  # its pack is im2col, into [k, n]
+
+    def _on_panels_path(self) -> bool:
+        rows = self.c.extents[self.c.m]  # the filters: never `?`
+        return rows >= IM2COL_PANEL_MIN_ROWS and super()._on_panels_path()
 
     def __init__(self, op: ir.Operation, types: list[ir.MemRefType], extents, blocking: Blocking):
         image, weight, out = op.operands
