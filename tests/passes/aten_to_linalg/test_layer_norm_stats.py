@@ -1,5 +1,6 @@
-"""Layer norm statistics of static f32 rows (f32 sums, scaled, corrected two-pass) against an
-f64 reference: as accurate as the f64 sums, and finite where f32 squares would overflow."""
+"""Norm statistics against f64 references: a layer norm's static f32 rows (f32 sums, scaled,
+corrected two-pass) as accurate as the f64 sums, finite where f32 squares would overflow; a
+training batch norm's one pass (f64 sums shifted by each channel's first element)."""
 
 import pytest
 import torch
@@ -98,3 +99,44 @@ def test_layer_norm_f32_statistics_sum_overflow():
     assert _error(out, ref_out, ref_out.abs().amax(-1, keepdim=True)) <= 3e-6
     assert _error(rstd, ref_rstd, ref_rstd) <= 3e-6
     assert _error(mean, ref_mean, ref_mean.abs()) <= 1e-7
+
+
+class _BatchNorm(torch.nn.Module):
+    def __init__(self, c: int):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(c, generator=G))
+        self.bias = torch.nn.Parameter(torch.randn(c, generator=G))
+
+    def forward(self, x):
+        return torch.ops.aten._native_batch_norm_legit.no_stats(
+            x, self.weight, self.bias, True, 0.1, 1e-5
+        )
+
+
+@pytest.mark.parametrize("shape", [(16, 8, 16, 16), (3, 5, 7, 33), (1, 4, 1, 1), (7, 3)])
+@pytest.mark.parametrize("kind", ["randn", "narrow", "huge", "tiny", "constant"])
+def test_batch_norm_one_pass_statistics(shape, kind):
+    """Training batch norm's one-pass (shifted) statistics against f64 two-pass ones."""
+    x = {
+        "randn": torch.randn(shape, generator=G),
+        "narrow": torch.randn(shape, generator=G) * 1e-2 + 1e4,
+        "huge": torch.randn(shape, generator=G) * 1e30,
+        "tiny": torch.randn(shape, generator=G) * 1e-30,
+        "constant": torch.full(shape, 0.1),
+    }[kind]
+    m = _BatchNorm(shape[1])
+    out, mean, rstd = aten_mlir.compile(torch.export.export(m, (x,)))(x)
+    # (x - mean) * rstd * w + b in f64 (eager's f64 kernel rounds x * a + (b - mean * a))
+    dims = [0] + list(range(2, x.dim()))
+    view = [1, -1] + [1] * (x.dim() - 2)
+    xd = x.double()
+    mean_ref = xd.mean(dims, keepdim=True)
+    rstd_ref = 1 / torch.sqrt(((xd - mean_ref) ** 2).mean(dims, keepdim=True) + 1e-5)
+    w, b = m.weight.detach().double().view(view), m.bias.detach().double().view(view)
+    ref = ((xd - mean_ref) * rstd_ref * w + b, mean_ref.flatten(), rstd_ref.flatten())
+    eager = m(x)
+    for got, want, e in zip((out, mean, rstd), ref, eager):
+        scale = want.abs().max()
+        err = ((got.double() - want).abs().max() / scale).item()
+        eager_err = ((e.double() - want).abs().max() / scale).item()
+        assert err <= max(1.5 * eager_err, 2e-7) if eager_err < 1 else err <= 2e-7
