@@ -49,16 +49,53 @@ def _alloc_like(value: ir.Value, axes: list[int]) -> ir.Value:
 
 
 def stage_c(op: ir.Operation) -> None:
-    """Rewrites `op` to accumulate into a contiguous copy of its C, copied back after it."""
+    """Rewrites `op` to accumulate into a contiguous copy of its C, copied back after it. When
+    C is filled right before `op` (a transposed conv's phase: every other column of the result
+    zeroed, then summed into), the fill goes to the copy instead: C's old values are not read
+    (the strided fill and the read-back were two scalar passes over C per phase, where only the
+    copy back is needed)."""
     c = op.operands[2]
+    fill = _fill_before(op, c)
     with op.location, ir.InsertionPoint(op):
         staged = _alloc_like(c, list(range(ir.MemRefType(c.type).rank)))
-        memref.copy(c, staged)
+        if fill is None:
+            memref.copy(c, staged)
+    if fill is not None:
+        fill.operands[1] = staged
+        fill.move_before(op)
     op.operands[2] = staged
     with op.location, ir.InsertionPoint.after(op):
         memref.dealloc(staged)
     with op.location, ir.InsertionPoint.after(op):
         memref.copy(staged, c)
+
+
+# Ops that neither read nor write memory a fill's target could alias (besides allocating it)
+_INERT = (
+    "arith.",
+    "memref.alloc",
+    "memref.dim",
+    "memref.subview",
+    "memref.cast",
+    "memref.expand_shape",
+    "memref.collapse_shape",
+    "memref.reinterpret_cast",
+)
+
+
+def _fill_before(op: ir.Operation, c: ir.Value) -> ir.Operation | None:
+    """The `linalg.fill` of exactly `c` before `op` in its block with only inert ops (no reads
+    or writes of memory) between them, or None."""
+    found = None
+    for other in op.block.operations:
+        other = other.operation
+        if other == op:
+            return found
+        if other.name == "linalg.fill" and other.operands[1] == c:
+            found = other
+        elif not other.name.startswith(_INERT):
+            found = None
+    return None
 
 
 def _plain_dims(m: ir.AffineMap) -> list[int] | None:

@@ -18,6 +18,43 @@ func.func @into_every_other_column(%a: memref<16x8xf32>, %b: memref<8x32xf32>, %
 
 // -----
 
+// C filled right before the product (a transposed conv's phase): the fill goes to the staging
+// buffer, whose kernel then starts from zeros (the fill folded); C is neither filled nor read,
+// only written by the copy back.
+// CHECK-LABEL: func.func @filled_every_other_column
+// CHECK: %[[C:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x32xf32>
+// CHECK-NOT: linalg.fill
+// CHECK-NOT: memref.copy %arg2
+// CHECK: vector.fma
+// CHECK: vector.store {{.+}}, %[[C]]
+// CHECK: memref.copy %[[C]], %arg2 : memref<16x32xf32> to memref<16x32xf32, strided<[64, 2], offset: 1>>
+// CHECK-NEXT: memref.dealloc %[[C]]
+func.func @filled_every_other_column(%a: memref<16x8xf32>, %b: memref<8x32xf32>, %c: memref<16x32xf32, strided<[64, 2], offset: 1>>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<16x32xf32, strided<[64, 2], offset: 1>>)
+  linalg.matmul ins(%a, %b : memref<16x8xf32>, memref<8x32xf32>) outs(%c : memref<16x32xf32, strided<[64, 2], offset: 1>>)
+  return
+}
+
+// -----
+
+// A fill of C with a write in between (a copy into C): C keeps its fill and is read in.
+// CHECK-LABEL: func.func @written_after_fill
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%arg2 :
+// CHECK: memref.copy %arg3, %arg2
+// CHECK: %[[C:.+]] = memref.alloc() {alignment = 64 : i64} : memref<16x32xf32>
+// CHECK-NEXT: memref.copy %arg2, %[[C]]
+// CHECK: vector.fma
+func.func @written_after_fill(%a: memref<16x8xf32>, %b: memref<8x32xf32>, %c: memref<16x32xf32, strided<[64, 2], offset: 1>>, %d: memref<16x32xf32>) {
+  %one = arith.constant 1.0 : f32
+  linalg.fill ins(%one : f32) outs(%c : memref<16x32xf32, strided<[64, 2], offset: 1>>)
+  memref.copy %d, %c : memref<16x32xf32> to memref<16x32xf32, strided<[64, 2], offset: 1>>
+  linalg.matmul ins(%a, %b : memref<16x8xf32>, memref<8x32xf32>) outs(%c : memref<16x32xf32, strided<[64, 2], offset: 1>>)
+  return
+}
+
+// -----
+
 // A `?` C: the staging buffer takes its sizes from C.
 // CHECK-LABEL: func.func @dynamic
 // CHECK: %[[N:.+]] = memref.dim %arg2, %c0
