@@ -207,45 +207,31 @@ def _rewrite(op, plan: _Plan) -> None:
     maps = indexing_maps(op)
     iters = [str(t) for t in ir.ArrayAttr(op.attributes["iterator_types"])]
     w, a = plan.windowed, 1 - plan.windowed
-    col_dims = plan.others + plan.cols + plan.reduced
-    if TRANSPOSED_COLS and _strided_last_read(maps[w], plan):
-        col_dims = plan.others + plan.reduced + plan.cols
-    position = {d: i for i, d in enumerate(col_dims)}
-
-    def moved(e):
-        term = dim_term(e)
-        if term is not None and term[1] == 1:
-            return ir.AffineDimExpr.get(position[term[0]])
-        (d0, c0), (d1, c1) = _window(e)
-        return ir.AffineDimExpr.get(position[d0]) * c0 + ir.AffineDimExpr.get(position[d1]) * c1
-
-    rank = len(col_dims)
+    a_dims, out_dims = map_dims(maps[a]), map_dims(maps[2])
+    transposed = TRANSPOSED_COLS and _strided_last_read(maps[w], plan)
     x = op.operands[w]
     with ir.InsertionPoint(op), op.location:
+        col_dims = _col_dims(plan, [], transposed)
         sizes = [loop_extent(op, d, maps) for d in col_dims]
         init = tensor.EmptyOp(sizes, ir.RankedTensorType(x.type).element_type).result
         copied = tap_copies(x, maps[w], col_dims, plan.cols, sizes, init)
+        # The generic copy may lay cols out freely: the batch goes into the sum's run
+        batch = _batch_dims(plan, iters, a_dims) if copied is None and BATCH_IN_SUM else []
         if copied is None:
-            copy = linalg.GenericOp_(
-                [x],
-                [init],
-                [
-                    ir.AffineMap.get(rank, 0, [moved(e) for e in maps[w].results]),
-                    ir.AffineMap.get_identity(rank),
-                ],
-                [PARALLEL] * rank,
-            )
-            block = copy.regions[0].blocks[0]
-            with ir.InsertionPoint(block):
-                linalg.YieldOp([block.arguments[0]])
-            copied = copy.results[0]
-        cols = _collapse(copied, _col_groups(plan, col_dims))
-        a_dims, out_dims = map_dims(maps[a]), map_dims(maps[2])
-        other = _collapse(op.operands[a], _groups(a_dims, plan.reduced))
+            if batch:
+                init.owner.erase()
+                col_dims = _col_dims(plan, batch, transposed)
+                sizes = [loop_extent(op, d, maps) for d in col_dims]
+                init = tensor.EmptyOp(sizes, ir.RankedTensorType(x.type).element_type).result
+            copied = _generic_copy(x, maps[w], col_dims, init)
+        run = batch + plan.reduced
+        cols = _collapse(copied, _col_groups(plan, col_dims, run))
+        other, a_dims = _sum_last(op, maps, a, a_dims, run)
+        other = _collapse(other, _groups(a_dims, run))
         out_groups = _groups(out_dims, plan.cols)
         acc = _collapse(op.operands[2], out_groups)
         # Loop dims: the merged runs become their first dim.
-        dropped = set(plan.cols[1:]) | set(plan.reduced[1:])
+        dropped = set(plan.cols[1:]) | set(run[1:])
         kept = [d for d in range(len(iters)) if d not in dropped]
         new_id = {d: i for i, d in enumerate(kept)}
 
@@ -276,17 +262,84 @@ def _rewrite(op, plan: _Plan) -> None:
     op.erase()
 
 
-def _col_groups(plan: _Plan, col_dims: list[int]) -> list[list[int]]:
-    """cols[others.., (cols..), (reduced..)] (or the two runs swapped) as others.., one dim
-    per run."""
-    n = len(plan.others)
-    first, second = (
-        (plan.cols, plan.reduced) if col_dims[n] == plan.cols[0] else (plan.reduced, plan.cols)
+def _col_dims(plan: _Plan, batch: list[int], transposed: bool) -> list[int]:
+    """cols' dims: the plain dims (but `batch`), then the taps' group and the sum's run
+    (`batch` and the windows' reduction dims), in that order or swapped."""
+    others = [d for d in plan.others if d not in batch]
+    run = batch + plan.reduced
+    return others + (run + plan.cols if transposed else plan.cols + run)
+
+
+def _batch_dims(plan: _Plan, iters, a_dims: list[int]) -> list[int]:
+    """The plain reduction dims (a weight gradient's batch) both inputs read. Summed with the
+    output pixels as one run, a strided weight gradient's product reduces over N*O elements
+    once rather than over O elements N times, each time ending in a reduction across lanes and
+    an update of the result (train_cnn's 32->64 gradient: 16 sums of 256)."""
+    batch = [d for d in plan.others if "reduction" in iters[d]]
+    return batch if all(d in a_dims for d in batch) else []
+
+
+def _generic_copy(x, x_map: ir.AffineMap, col_dims: list[int], init) -> ir.Value:
+    """`init` (cols, dims `col_dims`) filled with `x` read through `x_map`, one generic."""
+    position = {d: i for i, d in enumerate(col_dims)}
+
+    def moved(e):
+        term = dim_term(e)
+        if term is not None and term[1] == 1:
+            return ir.AffineDimExpr.get(position[term[0]])
+        (d0, c0), (d1, c1) = _window(e)
+        return ir.AffineDimExpr.get(position[d0]) * c0 + ir.AffineDimExpr.get(position[d1]) * c1
+
+    rank = len(col_dims)
+    copy = linalg.GenericOp_(
+        [x],
+        [init],
+        [
+            ir.AffineMap.get(rank, 0, [moved(e) for e in x_map.results]),
+            ir.AffineMap.get_identity(rank),
+        ],
+        [PARALLEL] * rank,
     )
+    block = copy.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([block.arguments[0]])
+    return copy.results[0]
+
+
+def _sum_last(op, maps, a: int, a_dims: list[int], run: list[int]):
+    """Operand `a` (dims `a_dims`) with the dims of `run` last and in order: itself, or a
+    transposed copy (the batch of a gradient [N, F, O] moved next to its pixels)."""
+    x = op.operands[a]
+    if _runs(a_dims, run):
+        return x, a_dims
+    order = [d for d in a_dims if d not in run] + run
+    rank = len(order)
+    sizes = [loop_extent(op, d, maps) for d in order]
+    init = tensor.EmptyOp(sizes, ir.RankedTensorType(x.type).element_type).result
+    position = {d: i for i, d in enumerate(order)}
+    read = ir.AffineMap.get(rank, 0, [ir.AffineDimExpr.get(position[d]) for d in a_dims])
+    copy = linalg.GenericOp_(
+        [x], [init], [read, ir.AffineMap.get_identity(rank)], [PARALLEL] * rank
+    )
+    block = copy.regions[0].blocks[0]
+    with ir.InsertionPoint(block):
+        linalg.YieldOp([block.arguments[0]])
+    return copy.results[0], order
+
+
+def _col_groups(plan: _Plan, col_dims: list[int], run: list[int]) -> list[list[int]]:
+    """cols[others.., (cols..), (run..)] (or the two runs swapped) as others.., one dim per
+    run."""
+    n = len(col_dims) - len(plan.cols) - len(run)
+    first, second = (plan.cols, run) if col_dims[n] == plan.cols[0] else (run, plan.cols)
     return [[i] for i in range(n)] + [
         list(range(n, n + len(first))),
         list(range(n + len(first), n + len(first) + len(second))),
     ]
+
+
+# A strided weight gradient's batch summed with its output pixels as one run (`_batch_dims`)
+BATCH_IN_SUM = True
 
 
 # A window read with a stride along its last dim (`ow * 2 + kw`) copied into transposed cols

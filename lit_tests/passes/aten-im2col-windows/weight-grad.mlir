@@ -1,18 +1,20 @@
 // RUN: aten-opt %s -p aten-im2col-windows --split-input-file | FileCheck %s
 
 // A conv2d weight gradient (stride 2, dilation 1) as convolution_backward lowers it: the
-// windows of the padded input are copied to cols[n, g, c, kh, kw, oh, ow] (strided rows: the
-// copy gathers along ow; the transposed [oh, ow, c, kh, kw] layout, TRANSPOSED_COLS, was slower
-// on znver5), collapsed to [n, g, c*kh*kw, oh*ow]; the product then reduces over (n, oh*ow)
-// with columns c*kh*kw.
+// windows of the padded input are copied to cols[g, c, kh, kw, n, oh, ow] by one generic
+// (strided rows: the copy gathers along ow; the transposed [oh, ow, c, kh, kw] layout,
+// TRANSPOSED_COLS, was slower on znver5), the batch next to the output pixels, and grad_output
+// to [g, i, n, oh, ow] (a transposing copy); both collapsed, the product reduces over one run of
+// n*oh*ow (BATCH_IN_SUM: not n sums of oh*ow) with columns c*kh*kw.
 // CHECK-LABEL: func.func @weight_grad
-// CHECK: %[[COPY:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]{{.*}} ins(%arg1 : tensor<2x1x3x9x9xf32>) outs(%{{.+}} : tensor<2x1x3x3x3x4x4xf32>)
+// CHECK: %[[COPY:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]{{.*}} ins(%arg1 : tensor<2x1x3x9x9xf32>) outs(%{{.+}} : tensor<1x3x3x3x2x4x4xf32>)
 // CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
 // CHECK-NEXT: linalg.yield %[[IN]] : f32
-// CHECK: %[[COLS:.+]] = tensor.collapse_shape %[[COPY]] {{\[}}[0], [1], [2, 3, 4], [5, 6]] : tensor<2x1x3x3x3x4x4xf32> into tensor<2x1x27x16xf32>
-// CHECK: %[[GO:.+]] = tensor.collapse_shape %arg0 {{\[}}[0], [1], [2], [3, 4]] : tensor<2x1x5x4x4xf32> into tensor<2x1x5x16xf32>
+// CHECK: %[[COLS:.+]] = tensor.collapse_shape %[[COPY]] {{\[}}[0], [1, 2, 3], [4, 5, 6]] : tensor<1x3x3x3x2x4x4xf32> into tensor<1x27x32xf32>
+// CHECK: %[[T:.+]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x1x5x4x4xf32>) outs(%{{.+}} : tensor<1x5x2x4x4xf32>)
+// CHECK: %[[GO:.+]] = tensor.collapse_shape %[[T]] {{\[}}[0], [1], [2, 3, 4]] : tensor<1x5x2x4x4xf32> into tensor<1x5x32xf32>
 // CHECK: %[[ACC:.+]] = tensor.collapse_shape %arg2 {{\[}}[0], [1], [2, 3, 4]] : tensor<1x5x3x3x3xf32> into tensor<1x5x27xf32>
-// CHECK: %[[P:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[GO]], %[[COLS]] : tensor<2x1x5x16xf32>, tensor<2x1x27x16xf32>) outs(%[[ACC]] : tensor<1x5x27xf32>)
+// CHECK: %[[P:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[GO]], %[[COLS]] : tensor<1x5x32xf32>, tensor<1x27x32xf32>) outs(%[[ACC]] : tensor<1x5x27xf32>)
 // CHECK: tensor.expand_shape %[[P]] {{\[}}[0], [1], [2, 3, 4]] output_shape [1, 5, 3, 3, 3]
 #go = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, i, oh, ow)>
 #x = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, j, oh * 2 + kh, ow * 2 + kw)>
@@ -39,6 +41,28 @@ func.func @weight_grad(%go: tensor<2x1x5x4x4xf32>, %x: tensor<2x1x3x9x9xf32>, %i
 #gw2 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (g, i, j, kh, kw)>
 func.func @dynamic_weight_grad(%go: tensor<?x1x5x?x?xf32>, %x: tensor<?x1x3x?x?xf32>, %init: tensor<1x5x3x3x3xf32>) -> tensor<1x5x3x3x3xf32> {
   %r = linalg.generic {indexing_maps = [#go2, #x2, #gw2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%go, %x : tensor<?x1x5x?x?xf32>, tensor<?x1x3x?x?xf32>) outs(%init : tensor<1x5x3x3x3xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  } -> tensor<1x5x3x3x3xf32>
+  return %r : tensor<1x5x3x3x3xf32>
+}
+
+// -----
+
+// A strided weight gradient with a `?` batch: the batch joins the sums' run all the same, the
+// run's extent (n*oh*ow) unknown.
+// CHECK-LABEL: func.func @dynamic_strided_weight_grad
+// CHECK: tensor.empty(%{{.+}}) : tensor<1x3x3x3x?x4x4xf32>
+// CHECK: tensor.collapse_shape {{.*}} into tensor<1x27x?xf32>
+// CHECK: tensor.empty(%{{.+}}) : tensor<1x5x?x4x4xf32>
+// CHECK: iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins({{.*}} : tensor<1x5x?xf32>, tensor<1x27x?xf32>)
+#go4 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, i, oh, ow)>
+#x4 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (n, g, j, oh * 2 + kh, ow * 2 + kw)>
+#gw4 = affine_map<(g, i, j, kh, kw, n, oh, ow) -> (g, i, j, kh, kw)>
+func.func @dynamic_strided_weight_grad(%go: tensor<?x1x5x4x4xf32>, %x: tensor<?x1x3x9x9xf32>, %init: tensor<1x5x3x3x3xf32>) -> tensor<1x5x3x3x3xf32> {
+  %r = linalg.generic {indexing_maps = [#go4, #x4, #gw4], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%go, %x : tensor<?x1x5x4x4xf32>, tensor<?x1x3x9x9xf32>) outs(%init : tensor<1x5x3x3x3xf32>) {
   ^bb0(%a: f32, %b: f32, %acc: f32):
     %m = arith.mulf %a, %b : f32
     %s = arith.addf %acc, %m : f32

@@ -85,13 +85,14 @@ def test_weight_gradient_matches_eager(name, tmp_path):
     compiled, text = _compile(model, args, tmp_path)
     _check(compiled(*args), model(*args))
     if name != "2d-depthwise":
-        # the weight gradient's product: sums over (batch, output pixels) as two dims
-        spatial = len(args[1].shape) - 2
+        # the weight gradient's product: sums over (batch, output pixels) as two dims; one run
+        # when the windows are copied by one generic (a strided last dim), which lays the batch
+        # next to the pixels
+        sums = 1 if model.args[0][-1] > 1 else 2
         assert any(
-            it.endswith("reduction,reduction") and it.count("reduction") == 2
+            it.endswith("reduction") and it.count("reduction") == sums
             for it in _product_iterators(text)
         ), _product_iterators(text)
-        assert spatial >= 1
 
 
 def test_transposed_convolution_weight_gradient(tmp_path):
