@@ -3,6 +3,8 @@
 `stats`: two passes (mean, then the mean of squared deviations: biased, as torch normalises) in
 the sum accumulator type (f64 for f32). `stats_f32`: a layer norm's static f32 rows of at most
 F32_ROW_MAX elements, in f32 sums as exact as those (a scaled, shifted second pass).
+`stats_one_pass`: a training batch norm's f32 channels, one pass of f64 sums shifted by each
+channel's first element.
 """
 
 from __future__ import annotations
