@@ -146,7 +146,7 @@ def _sdpa_inputs(op, rewriter):
         if not isinstance(head_dim, int):
             return None
         scale = 1.0 / math.sqrt(head_dim)
-    if a["enable_gqa"]:
+    if a.get("enable_gqa", True):  # the CPU flash op has no flag: its heads tell
         hq, hk = rewriter.size(q, -3), rewriter.size(k, -3)
         if not (isinstance(hq, int) and isinstance(hk, int)):
             return None
@@ -165,6 +165,34 @@ def decompose_scaled_dot_product_attention(op, rewriter):
     aten.full_like, aten.native_dropout.
 
     The math path: dropout(softmax(q @ k^T * scale + mask)) @ v."""
+    done = _attention(op, rewriter, rewriter.args["dropout_p"])
+    return None if done is None else done[0]
+
+
+@register_decomposition("aten._scaled_dot_product_flash_attention_for_cpu")
+def decompose_flash_attention_cpu(op, rewriter):
+    """aten._scaled_dot_product_flash_attention_for_cpu -> aten.permute, aten.expand, aten.clone,
+    aten.view, aten.bmm, aten.mul.Scalar, aten.arange.start_step, aten.unsqueeze, aten.ge.Tensor,
+    aten.scalar_tensor, aten.where.self, aten.add.Tensor, aten._softmax, aten.ne.Scalar,
+    aten.any.dim, aten.full_like, aten.logsumexp, aten._to_copy (no dropout)
+
+    The math path with the true `logsumexp` of the scaled, masked scores. A rule of ours keeps
+    torch's table from decomposing the op while AOTAutograd traces (`backends/dynamo.py`): that
+    one leaves the probabilities in the logsumexp slot, which the eager backward kernel would
+    read if its own rule ever declined."""
+    if rewriter.args["dropout_p"]:
+        return None  # the backward must see eager's own dropout mask
+    done = _attention(op, rewriter, 0.0)
+    if done is None:
+        return None
+    out, scores = done
+    wide = to_dtype(rewriter, scores, dtype(op.results[1]))  # f32 for bf16 inputs, as eager's
+    return [out, rewriter.aten("aten.logsumexp", wide, [-1], False)]
+
+
+def _attention(op, rewriter, dropout_p):
+    """(dropout(softmax(q @ k^T * scale + mask)) @ v in [N, L, H, E] memory for rank 4, the
+    scaled masked scores), or None when the rule does not apply."""
     inputs = _sdpa_inputs(op, rewriter)
     if inputs is None:
         return None
@@ -191,9 +219,9 @@ def decompose_scaled_dot_product_attention(op, rewriter):
         probs = _safe_softmax(rewriter, scores)
     else:
         probs = rewriter.aten("aten._softmax", scores, -1, False)
-    if rewriter.args["dropout_p"]:
+    if dropout_p:
         # ATen's math path drops attention weights (scaled by 1 / (1 - p)) before `@ v`.
-        probs = rewriter.build("aten.native_dropout", probs, rewriter.args["dropout_p"], True)
+        probs = rewriter.build("aten.native_dropout", probs, dropout_p, True)
         probs = probs.results[0]
     v_sizes = rewriter.sizes(v)
     out = rewriter.aten(
@@ -206,11 +234,11 @@ def decompose_scaled_dot_product_attention(op, rewriter):
         "aten.view", out, batch + [q_sizes[-2], v_sizes[-1]], results=[op.results[0].type]
     )
     if rank != 4:
-        return out
+        return out, scores
     # Values are done; this only gives the result the [N, L, H, E] memory layout the eager CPU
     # kernel gives for transposed projections (HF models), so that the program's later `view`
     # (export traced it on that layout) stays valid when run eagerly. torch's own decomposition
     # of the CPU flash kernel does the same (L-major, which breaks that view).
     swapped = rewriter.aten("aten.permute", out, [0, 2, 1, 3])
     swapped = rewriter.aten("aten.clone", swapped, memory_format=torch.contiguous_format)
-    return rewriter.aten("aten.permute", swapped, [0, 2, 1, 3])
+    return rewriter.aten("aten.permute", swapped, [0, 2, 1, 3]), scores

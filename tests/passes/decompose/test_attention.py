@@ -16,6 +16,7 @@ from tests.support.decomposition import (
 from tests.support.opinfo_samples import opinfo_cases
 
 INF = float("inf")
+FLASH = "aten._scaled_dot_product_flash_attention_for_cpu"
 
 
 def _cases():
@@ -27,6 +28,7 @@ def _cases():
     bool_mask[2] = False  # a fully masked row: zeros, as ATen's safe softmax
     float_mask = torch.randn(2, 1, 4, 6)
     kv_gqa = torch.randn(2, 1, 6, 8), torch.randn(2, 1, 6, 5)
+    v8 = torch.randn(2, 3, 6, 8)  # the flash kernel takes one head size
     qkv = ["query", "key", "value"]
     with_mask = {"names": [*qkv, "attn_mask"]}
     return {
@@ -47,6 +49,11 @@ def _cases():
         "sdpa-3d": ("aten.scaled_dot_product_attention", [q[0], k[0], v[0]], {}),
         "sdpa-gqa": ("aten.scaled_dot_product_attention", [q, *kv_gqa], {"enable_gqa": True}),
         "sdpa-broadcast-kv": ("aten.scaled_dot_product_attention", [q, *kv_gqa], {}),
+        # the CPU flash kernel (AOTAutograd's forward): its logsumexp is the backward's input
+        "sdpa-flash": (FLASH, [q, k, v8], {}),
+        "sdpa-flash-causal": (FLASH, [q, k, v8], {"is_causal": True, "scale": 0.5}),
+        "sdpa-flash-float-mask": (FLASH, [q, k, v8, float_mask], with_mask),
+        "sdpa-flash-gqa": (FLASH, [torch.randn(2, 4, 4, 8), kv_gqa[0], kv_gqa[0] * 2], {}),
     }
 
 
@@ -58,6 +65,7 @@ DYNAMIC.update({"sdpa-scale": True, "sdpa-3d": [{0, 1}, {0, 1}, {0, 1}]})
 DYNAMIC["sdpa-bool-mask"] = [{0, 2}, {0, 2}, {0, 2}, {0, 1}]
 DYNAMIC["sdpa-float-mask"] = [{0, 2}, {0, 2}, {0, 2}, {0, 2, 3}]
 DYNAMIC["sdpa-broadcast-kv"] = [{0, 2}, {0, 2}, {0, 2}]
+DYNAMIC["sdpa-flash-float-mask"] = [{0, 2}, {0, 2}, {0, 2}, {0, 2, 3}]
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
