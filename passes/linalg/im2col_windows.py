@@ -7,7 +7,10 @@ gives the contraction kernels bad dims: the reduction runs along one output row 
 elements) and the columns along one kernel row (`k`, 3 wide), so train_cnn's three weight
 gradients ran at 0.14x eager. Copied out as `cols[n, g, (j, k..), (o..)]` (each row a strided run
 of the input), the same sum is `out[g, i, J] += go[n, g, i, O] * cols[n, g, J, O]`: reduction
-and columns each one long dim. It runs after fusion, which would fold the copy back in.
+and columns each one long dim. When one generic copies the windows (a strided last dim, which
+the per-tap slice copies of `im2col_taps` do not take), the batch goes next to the output
+pixels, `cols[g, J, n, O]` with grad_output copied to `[g, i, n, O]`: the sum is then one run of
+n*O, not n sums of O. It runs after fusion, which would fold the copy back in.
 
 Only windows whose parallel side (the kernel taps) is small and static and smaller than their
 reduction side are taken: a forward convolution written as a generic has the same form with the

@@ -120,6 +120,20 @@ def test_dynamic_batch_and_image(tmp_path):
     assert any(it.endswith("reduction,reduction") for it in _product_iterators(text))
 
 
+def test_dynamic_batch_strided(tmp_path):
+    # the batch summed with the output pixels as one `?` run (cols [g, J, n, O])
+    model, args = _case((3, 4, 15, 13), (5, 4, 3, 3), [2, 2], [1, 1], [1, 1], 1)
+    batch = Dim("batch", min=1, max=64)
+    compiled, text = _compile(model, args, tmp_path, ({0: batch}, {0: batch}, None))
+    for n in (1, 3, 7, 33):
+        x, w = torch.randn(n, 4, 15, 13), args[2]
+        go = torch.randn(n, 5, 8, 7)
+        _check(compiled(go, x, w), model(go, x, w))
+    assert any(
+        it.endswith("reduction") and it.count("reduction") == 1 for it in _product_iterators(text)
+    ), _product_iterators(text)
+
+
 def test_forward_grouped_convolution_keeps_its_kernel(tmp_path):
     conv = torch.nn.Conv2d(8, 8, 3, padding=1, groups=2)
     x = torch.randn(2, 8, 16, 16)
