@@ -44,6 +44,16 @@ OPT_SPLIT_BYTES = 384 << 10
 # alternated: training steps, matmul, attention, mlp, softmax, resnet, bert, lstm, bf16 rows)
 LLC_FLAGS = ("-disable-lsr",)
 
+# LLVM's pipeline level for the extracted kernels at each `opt_level`: at 2 (the default) -O1,
+# which runs a third less of opt's time than -O2 (train_cnn's backward: 1.0 -> 0.66 s CPU);
+# -O2's extra unrolling and vectorizing of loops MLIR already vectorized gains nothing: 1 thread
+# same process alternated, thread_time medians -O2/-O1: train_cnn step 12.36/10.83 ms,
+# train_transformer 41.28/41.45 (44.73/45.09, 43.08/43.99 in earlier rounds), train_mlp
+# 4.50/4.46, resnet50 53.31/52.86, bert_base_b1 120.31/120.46, gpt2_decode256 18.87/18.98,
+# llama7b_decode128 24.15/23.69, dyn_convnet 2.141/2.138, matmul512 1.400/1.378, attention
+# 1.737/1.752, mlp 2.552/2.530, lstm 3.494/3.587 (min 3.448/3.365), bf16_layer 10.17/10.16
+KERNEL_LEVELS = {1: 1, 2: 1, 3: 3}
+
 # optnone requires noinline (the verifier rejects it alone)
 _GLUE_ATTRS = ("noinline", "optnone")
 
@@ -52,8 +62,9 @@ def opt_flags(
     opt_level: int, functions: list[str], glue: list[str] = (), *, extract: bool = True
 ) -> list[str]:
     """`opt`'s pipeline: kernels out of the segments `functions` and the `glue` functions,
-    deduplicated, at -O{opt_level}; the segments, their C wrappers and the glue, by then
-    without loops, unoptimized. `extract=False`: every function whole at -O{opt_level}."""
+    deduplicated, at LLVM's -O{KERNEL_LEVELS[opt_level]}; the segments, their C wrappers and
+    the glue, by then without loops, unoptimized. `extract=False`: every function whole at
+    -O{opt_level}."""
     if opt_level == 0:
         return ["-passes=default<O0>"]
     if not extract:
@@ -61,9 +72,8 @@ def opt_flags(
     # early-cse: a loop reads a descriptor field extracted once before it, so its kernel takes
     # that pointer rather than the whole descriptor by value; loop-extract skips loops not in
     # simplified form (no preheader, several latches)
-    passes = (
-        f"-passes=function(early-cse,loop-simplify),loop-extract,mergefunc,default<O{opt_level}>"
-    )
+    level = KERNEL_LEVELS[opt_level]
+    passes = f"-passes=function(early-cse,loop-simplify),loop-extract,mergefunc,default<O{level}>"
     # forceattrs, the first pass of default<On>, adds these after the extraction; the inliner
     # never inlines into an optnone function, so the kernels stay out of the glue
     names = [name for f in functions for name in (f, f"_mlir_ciface_{f}")] + list(glue)
@@ -119,7 +129,7 @@ def _optimize(
     when the module is large and `flags` extract kernels (see the module docstring). A
     failure carries the opt run that failed (`rerun`)."""
     opt = _tool("llvm", "opt")
-    optimize = f",default<O{opt_level}>"
+    optimize = f",default<O{KERNEL_LEVELS.get(opt_level)}>"
     parts = _processes() if len(module_ir) >= OPT_SPLIT_BYTES else 1
     if parts == 1 or not flags[0].endswith(optimize):
         whole = work / "module.bc"
@@ -132,7 +142,7 @@ def _optimize(
     _run([*split, "-o", str(work / "in"), str(prepared)])
     inputs = [work / f"in{i}" for i in range(parts)]
     outputs = [work / f"opt{i}.bc" for i in range(parts)]
-    passes = [opt, f"-passes=default<O{opt_level}>", *target]
+    passes = [opt, f"-passes=default<O{KERNEL_LEVELS[opt_level]}>", *target]
     try:
         _run_all([[*passes, str(i), "-o", str(o)] for i, o in zip(inputs, outputs)])
     except NativeBuildError as error:

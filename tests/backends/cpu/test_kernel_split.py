@@ -216,7 +216,8 @@ def test_split_optimization_gives_the_same_results(text, tmp_path, monkeypatch):
     monkeypatch.setattr(codegen, "_cores", lambda: 2)
     monkeypatch.setattr(codegen, "_run_all", recording)
     lib = compile_llvm_module(text, opt_level=2, cache_dir=tmp_path)
-    assert sum(c[0].endswith("opt") and c[1] == "-passes=default<O2>" for c in ran) == 2
+    kernels = f"-passes=default<O{codegen.KERNEL_LEVELS[2]}>"
+    assert sum(c[0].endswith("opt") and c[1] == kernels for c in ran) == 2
     assert sum(c[0].endswith("llc") for c in ran) == 2
     a, b = torch.randn(64), torch.randn(64)
     s, t = torch.randn(()), torch.randn(())
@@ -271,3 +272,21 @@ def test_llc_runs_without_loop_strength_reduction_and_results_are_unchanged(
     assert llc and all(("-disable-lsr" in c) == (i < len(llc) // 2) for i, c in enumerate(llc))
     assert torch.equal(results[0], results[1])
     assert torch.equal(results[0], (a + b + b) * (a + b))
+
+
+def test_kernels_run_llvm_o1_at_the_default_level_and_o3_at_3(text, tmp_path, monkeypatch):
+    commands = []
+    run, run_all = codegen._run, codegen._run_all
+    monkeypatch.setattr(codegen, "_run", lambda c, *a: commands.append(c) or run(c, *a))
+    monkeypatch.setattr(codegen, "_run_all", lambda cs: commands.extend(cs) or run_all(cs))
+    monkeypatch.setattr(codegen, "OPT_SPLIT_BYTES", 0)  # the split pipeline too
+    monkeypatch.setattr(codegen, "_cores", lambda: 2)
+    a, b = torch.randn(64), torch.randn(64)
+    for level, pipeline in ((2, "default<O1>"), (3, "default<O3>")):
+        commands.clear()
+        lib = compile_llvm_module(text, opt_level=level, cache_dir=tmp_path / str(level))
+        passes = [a for c in commands if Path(c[0]).name == "opt" for a in c if "-passes" in a]
+        assert passes and all(p.endswith(",forceattrs") or pipeline in p for p in passes), passes
+        assert any(p == f"-passes={pipeline}" for p in passes), passes  # the parts
+        layers = lib.function("layers", ["memref<64xf32>"] * 2, ["memref<64xf32>"])
+        assert torch.equal(layers(a, b)[0], (a + b + b) * (a + b))
