@@ -112,9 +112,15 @@ class LoweringRewriter(DecompositionRewriter):
         return v in self.unsigned or is_unsigned_type(v.type)
 
     def finish(self, values: list) -> list:
-        """Results built in storage types, cast back to the op's (bool) result types."""
+        """Results built in storage types, cast back to the op's (bool) result types; results
+        whose dims are `?` where the op's type knows them (or the reverse) get a `tensor.cast`:
+        torch specializes a dynamic size of 1 (a batch norm over the 1x1 images of a dynamic
+        recompile), so the FX type can be more static than what a rule derives from its input."""
         out = []
         for v, r in zip(values, self.op.results):
+            if isinstance(v, ir.Value) and v.type != r.type and _cast_compatible(v.type, r.type):
+                with self.at():
+                    v = tensor.CastOp(r.type, v).result
             if isinstance(v, ir.Value) and v.type != r.type and v.type == storage_type(r.type):
                 with self.at():
                     v = ir.Operation.create(
@@ -317,3 +323,16 @@ def _zero(t: ir.Type) -> ir.Value:
     if is_float(t):
         return arith.constant(t, 0.0)
     return arith.constant(t, 0)
+
+
+def _cast_compatible(a: ir.Type, b: ir.Type) -> bool:
+    """Ranked tensor types that differ only in which dims are static (and agree where both are)."""
+    if not (isinstance(a, ir.RankedTensorType) and isinstance(b, ir.RankedTensorType)):
+        return False
+    a, b = ir.RankedTensorType(a), ir.RankedTensorType(b)
+    if a.element_type != b.element_type or a.rank != b.rank or a.encoding != b.encoding:
+        return False
+    return all(
+        a.is_dynamic_dim(d) or b.is_dynamic_dim(d) or a.get_dim_size(d) == b.get_dim_size(d)
+        for d in range(a.rank)
+    )

@@ -74,7 +74,8 @@ def decompose_flash_attention_cpu_backward(op, rewriter):
     """aten._scaled_dot_product_flash_attention_for_cpu_backward -> aten.bmm, aten.permute,
     aten.expand, aten.clone, aten.view, aten.mul.Scalar, aten.add.Tensor, aten.sub.Tensor,
     aten._softmax, aten.ne.Scalar, aten.any.dim, aten.full_like, aten.where.self,
-    aten.mul.Tensor, aten.sum.dim_IntList, aten.unsqueeze, aten._to_copy (no dropout: its mask is not saved)"""
+    aten.mul.Tensor, aten.sum.dim_IntList, aten.unsqueeze, aten._to_copy (no dropout: its mask
+    is not saved)"""
     a = rewriter.args
     if a["dropout_p"]:
         return None
