@@ -31,6 +31,7 @@ from .bf16_rounding import is_f32_to_bf16, round_to_bf16
 from .fast_math import EXPANSIONS as _FAST_MATH
 from .float_extrema import reduce_extremum, reduces_as_integers
 from .fold_access import fold_access
+from .lane_stride import index_value, lane_stride, strided_load
 from .lane_tail import emit_tail, plan_tail
 from .native_bf16 import rounds_natively
 from .vectorize_plan import (
@@ -322,13 +323,8 @@ class _Emitter:
         return self.splats[key]
 
     def _indices(self, access, lane_start) -> list[ir.Value]:
-        out = []
-        for d in access.indices:
-            if isinstance(d, str):
-                out.append(_index(int(d)))
-            else:
-                out.append(lane_start if d == self.p.dim else self.ivs[d])
-        return out
+        ivs = {**self.ivs, self.p.dim: lane_start}
+        return [index_value(d, ivs) for d in access.indices]
 
     # -- one step of `lanes` elements --------------------------------------------------------
     def _step(self, start: ir.Value, accs: list, mask) -> list:
@@ -378,6 +374,9 @@ class _Emitter:
         return [vector.from_elements(types[0], lanes)]
 
     def _load(self, a, start, mask) -> ir.Value:
+        stride = lane_stride(a.indices[-1], self.p.dim)
+        if stride > 1:
+            return strided_load(a.memref, self._indices(a, start), stride, self.width, mask)
         return self._load_row(a.memref, self._indices(a, start), mask)
 
     def _load_row(self, base: ir.Value, indices: list, mask) -> ir.Value:

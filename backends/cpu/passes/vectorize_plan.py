@@ -1,7 +1,8 @@
 """Which `linalg.generic` ops on memrefs `cpu-vectorize-generics` runs as vector loops, and how.
 
 One loop dim is vectorized: one every lane-wise operand reads or writes contiguously (unit
-stride, last in its map). It becomes the innermost loop; the other loops keep their order. A
+stride, last in its map), or, for an input, reads at a small constant stride (`ow * 2 + kw`:
+`lane_stride`). It becomes the innermost loop; the other loops keep their order. A
 body value that does not depend on that dim (a per-row mean, `rsqrt(var + eps)`) is computed
 once per row, as a scalar, before the lane loop. When the vectorized dim is a reduction, each
 output must be updated by one associative combining op (`out = out + f(x)`), so lanes can hold
@@ -17,6 +18,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from aten_mlir.passes.ir import view_root
+
+from .lane_stride import Sum, lane_stride, parse_index, uses
 
 # combining op -> vector.reduction kind
 COMBINING_KINDS = {
@@ -51,10 +54,11 @@ _CASTS = frozenset(("arith.extf", "arith.truncf", "arith.extsi", "arith.extui", 
 
 @dataclass(frozen=True)
 class Access:
-    """One operand: its memref, and per memref dim the loop dim (int) or constant (str)."""
+    """One operand: its memref, and per memref dim the loop dim (int), constant (str) or a
+    linear Sum of loop dims."""
 
     memref: ir.Value
-    indices: tuple[int | str, ...]
+    indices: tuple[int | str | Sum, ...]
     lanes: bool  # indexed by the vectorized dim (last, unit stride): read/written lane-wise
     folded: int = 0  # trailing memref dims before the last that are folded into it
 
@@ -122,18 +126,13 @@ def _lane_element(t: ir.Type) -> bool:
     return isinstance(t, (ir.IndexType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
 
 
-def _indices(op: ir.Operation) -> list[tuple[int | str, ...]] | None:
+def _indices(op: ir.Operation) -> list[tuple[int | str | Sum, ...]] | None:
     out = []
     for attr in ir.ArrayAttr(op.attributes["indexing_maps"]):
-        indices = []
-        for e in ir.AffineMapAttr(attr).value.results:
-            if isinstance(e, ir.AffineDimExpr):
-                indices.append(ir.AffineDimExpr(e).position)
-            elif isinstance(e, ir.AffineConstantExpr):
-                indices.append(str(ir.AffineConstantExpr(e).value))
-            else:
-                return None
-        out.append(tuple(indices))
+        indices = tuple(parse_index(e) for e in ir.AffineMapAttr(attr).value.results)
+        if None in indices:
+            return None
+        out.append(indices)
     return out
 
 
@@ -142,18 +141,19 @@ def _unit_last_stride(t: ir.MemRefType) -> bool:
     return strides[-1] == 1
 
 
-def _pick_dim(indices, types, num_loops: int) -> int | None:
-    """The loop dim to vectorize: every operand indexed by it has it last with unit stride;
-    the most such operands wins, then the innermost."""
+def _pick_dim(indices, types, num_loops: int, num_inputs: int) -> int | None:
+    """The loop dim to vectorize: every operand indexed by it has it last with unit stride
+    (an input: or a Sum stepping it by a small constant, read strided); the most such operands
+    wins, then the innermost."""
     best, best_score = None, 0
     for d in range(num_loops):
-        users = [(idx, t) for idx, t in zip(indices, types) if d in idx]
+        users = [(i, idx, t) for i, (idx, t) in enumerate(zip(indices, types)) if uses(idx, d)]
         ok = all(
-            idx[-1] == d
-            and idx.count(d) == 1
+            (idx[-1] == d or (i < num_inputs and lane_stride(idx[-1], d)))
+            and uses(idx, d) == 1
             and _unit_last_stride(t)
             and _lane_element(t.element_type)
-            for idx, t in users
+            for i, idx, t in users
         )
         if ok and users and len(users) >= best_score:
             best, best_score = d, len(users)
@@ -275,11 +275,15 @@ def plan(op: ir.Operation) -> Plan | None:
     if not parallel or indices is None or is_contraction(op, num_inputs):
         return None
     if any(all(d not in idx for idx in indices) for d in range(len(parallel))):
-        return None  # a loop no operand gives the size of
-    dim = _pick_dim(indices, types, len(parallel))
+        return None  # a loop no operand gives the size of (as a plain index)
+    dim = _pick_dim(indices, types, len(parallel), num_inputs)
     if dim is None:
         return None
-    lane_args = {i for i, idx in enumerate(indices) if dim in idx}
+    lane_args = {i for i, idx in enumerate(indices) if uses(idx, dim)}
+    written = {view_root(v) for v in list(op.operands)[num_inputs:]}
+    for i in lane_args:
+        if indices[i][-1] != dim and view_root(op.operands[i]) in written:
+            return None  # a strided read of what the op writes: steps would reorder them
     outputs_lanes = [num_inputs + k in lane_args for k in range(num_outputs)]
     if (parallel[dim] and not all(outputs_lanes)) or (not parallel[dim] and any(outputs_lanes)):
         return None  # a parallel dim indexes every output, a reduction dim none
@@ -336,7 +340,9 @@ def _foldable(block, indices, types, parallel, dim) -> tuple[int, ...]:
     """The loop dims right before `dim` in every operand indexed by it, of its iterator type,
     over which those operands are contiguous: one longer lane loop (an NCHW add runs along
     H*W, not rows of 7), outermost first."""
-    users = [i for i, idx in enumerate(indices) if dim in idx]
+    users = [i for i, idx in enumerate(indices) if uses(idx, dim)]
+    if any(indices[i][-1] != dim for i in users):
+        return ()  # a strided read: its row does not continue into the next
     indexed = {
         ir.IntegerAttr(o.attributes["dim"]).value
         for o in block.operations
@@ -353,9 +359,9 @@ def _foldable(block, indices, types, parallel, dim) -> tuple[int, ...]:
         (u,) = before
         if not isinstance(u, int) or u in indexed or parallel[u] != parallel[dim]:
             break
-        if any(u in idx for i, idx in enumerate(indices) if i not in users):
+        if any(uses(idx, u) for i, idx in enumerate(indices) if i not in users):
             break
-        if any(indices[i].count(u) != 1 for i in users):
+        if any(uses(indices[i], u) != 1 for i in users):
             break
         if not all(_contiguous_tail(types[i], depth) for i in users):
             break
