@@ -2,7 +2,8 @@
 
 `stats`: two passes (mean, then the mean of squared deviations: biased, as torch normalises) in
 the sum accumulator type (f64 for f32). `stats_f32`: a layer norm's static f32 rows of at most
-F32_ROW_MAX elements, in f32 sums as exact as those (a scaled, shifted second pass).
+F32_ROW_MAX elements in cache-sized inputs (`f32_rows`), in f32 sums as exact as those (a
+scaled, shifted second pass).
 `stats_one_pass`: a training batch norm's f32 channels, one pass of f64 sums shifted by each
 channel's first element.
 """
@@ -19,6 +20,17 @@ from .reductions_common import count, elementwise, ranked, reduce, shape_of, siz
 # loops keep 64 partial sums, so each sums at most 64 terms (the f64 sums cost ~20% of a
 # LayerNorm + GELU row nest converting every element). Wider or dynamic rows keep f64.
 F32_ROW_MAX = 4096
+# ...but only while the input stays in the caches (at most F32_CACHED_BYTES, or a `?` dim),
+# or its rows are in F32_STREAMED_ROWS. Measured on znver5, 1 thread, paired alternated blocks
+# of calls, thread time, f32/f64 median ratio: inputs of <= 4 MiB gain at every width
+# ([128, 768..4096] 0.80-0.90, [512|1024, 1000|1024] 0.86-0.89, [512, 2048] 0.88; 8 MiB
+# ~1.0); 16 MiB inputs, streamed from memory, gain at 640 (0.65) and 768 (0.88-1.02, median
+# 0.95) but lose at 512 (1.07-1.12) and 896-3072 (1.02-1.10 in most runs: 896, 1000, 1024,
+# 1152, 3072 worst). Not LLVM's unrolling nor spills: the ratios stay with full unrolling off.
+# Where f32 loses, its first pass waits longer on the row's loads (perf), see
+# /work/notes/ln1024-note.md.
+F32_CACHED_BYTES = 4 << 20
+F32_STREAMED_ROWS = range(513, 769)
 _CONTRACT = "#arith.fastmath<contract>"
 
 
@@ -52,7 +64,10 @@ def stats(x: ir.Value, dims: list[int], acc: ir.Type, eps: float | None):
 
 
 def f32_rows(x: ir.Value, dims: list[int], acc: ir.Type) -> bool:
-    """Whether `stats_f32` serves an f32 `x` reduced over its trailing `dims` (f64 sums)."""
+    """Whether `stats_f32` serves an f32 `x` reduced over its trailing `dims` (f64 sums):
+    static rows of at most F32_ROW_MAX elements, in an input of at most F32_CACHED_BYTES or
+    rows of a width in F32_STREAMED_ROWS. A `?` outer dim keeps f32 (as before the size rule:
+    dynamic batches are mostly small ones, decode steps and short sequences)."""
     xt = tensor_type(x)
     if not isinstance(xt.element_type, ir.F32Type) or not isinstance(acc, ir.F64Type):
         return False
@@ -61,7 +76,14 @@ def f32_rows(x: ir.Value, dims: list[int], acc: ir.Type) -> bool:
         if xt.is_dynamic_dim(d):
             return False
         n *= xt.get_dim_size(d)
-    return dims == list(range(xt.rank - len(dims), xt.rank)) and n <= F32_ROW_MAX
+    if dims != list(range(xt.rank - len(dims), xt.rank)) or n > F32_ROW_MAX:
+        return False
+    if not xt.has_static_shape:
+        return True
+    elements = 1
+    for d in range(xt.rank):
+        elements *= xt.get_dim_size(d)
+    return elements * 4 <= F32_CACHED_BYTES or n in F32_STREAMED_ROWS
 
 
 def stats_f32(x: ir.Value, dims: list[int], eps: float):

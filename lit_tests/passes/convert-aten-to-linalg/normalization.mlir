@@ -56,6 +56,20 @@ func.func @layer_norm_f32(%x: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x1xf
 
 // -----
 
+// A static input of more than 4 MiB (streamed from memory) keeps f64 sums unless its rows are
+// 513-768 wide: f32 sums were slower there at 512 and 896-3072 (normalization_stats.py).
+// CHECK-LABEL: func.func @layer_norm_streamed
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<4096x1024xf32>) outs(%{{.+}} : tensor<4096xf64>)
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<4096x768xf32>) outs(%{{.+}}, %{{.+}} : tensor<4096xf32>, tensor<4096xf32>)
+// CHECK-NOT: aten.
+func.func @layer_norm_streamed(%x: tensor<4096x1024xf32>, %y: tensor<4096x768xf32>) -> (tensor<4096x1024xf32>, tensor<4096x768xf32>) {
+  %0:3 = "aten.native_layer_norm"(%x) {eps = 1.000000e-05 : f64, normalized_shape = array<i64: 1024>, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>} : (tensor<4096x1024xf32>) -> (tensor<4096x1024xf32>, tensor<4096x1xf32>, tensor<4096x1xf32>)
+  %1:3 = "aten.native_layer_norm"(%y) {eps = 1.000000e-05 : f64, normalized_shape = array<i64: 768>, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>} : (tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<4096x1xf32>, tensor<4096x1xf32>)
+  return %0#0, %1#0 : tensor<4096x1024xf32>, tensor<4096x768xf32>
+}
+
+// -----
+
 // Group norm reduces an (N, G, C/G, HxW) view of the input: no copies.
 // CHECK-LABEL: func.func @group_norm
 // CHECK: %[[C:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0], [1], [2, 3]] : tensor<2x6x4x5xf32> into tensor<2x6x20xf32>

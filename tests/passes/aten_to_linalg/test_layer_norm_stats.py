@@ -101,6 +101,47 @@ def test_layer_norm_f32_statistics_sum_overflow():
     assert _error(mean, ref_mean, ref_mean.abs()) <= 1e-7
 
 
+@pytest.mark.parametrize(
+    ("shape", "f32"),
+    [
+        ((128, 1024), True),  # 512 KiB: in the caches, f32 sums at any width up to 4096
+        ((1024, 1024), True),  # 4 MiB
+        ((6, 4096), True),
+        ((4096, 1024), False),  # 16 MiB streamed: f64 sums were faster at 896-3072 and 512
+        ((8, 512, 1000), False),
+        ((4096, 512), False),
+        ((4096, 768), True),  # streamed rows of 513-768: f32 faster
+        ((8, 512, 576), True),
+        ((-1, 1024), True),  # a `?` batch keeps f32
+        ((6, 4097), False),  # past F32_ROW_MAX
+    ],
+)
+def test_layer_norm_f32_statistics_rule(shape, f32):
+    from mlir import ir
+
+    from aten_mlir.passes.aten_to_linalg.normalization_stats import f32_rows
+
+    dims = "x".join("?" if d < 0 else str(d) for d in shape)
+    with ir.Context(), ir.Location.unknown():
+        module = ir.Module.parse(f"func.func @f(%x: tensor<{dims}xf32>) {{ return }}")
+        x = module.body.operations[0].regions[0].blocks[0].arguments[0]
+        assert f32_rows(x, [len(shape) - 1], ir.F64Type.get()) is f32
+
+
+def test_layer_norm_streamed_rows_f64_statistics():
+    """A streamed input's rows (f64 sums) with an offset mean: as accurate as eager."""
+    x = torch.randn(4096, 1000, generator=G) + 1e4
+    m = _LayerNorm(1000, 1e-5)
+    out, mean, rstd = aten_mlir.compile(torch.export.export(m, (x,)))(x)
+    ref_out, ref_mean, ref_rstd = _reference(x, m.weight.detach(), m.bias.detach(), 1e-5)
+    with torch.no_grad():
+        eager = m(x)[0]
+    scale = ref_out.abs().amax(-1, keepdim=True)
+    assert _error(out, ref_out, scale) <= 1.5 * _error(eager, ref_out, scale)
+    assert _error(mean, ref_mean, 1 / ref_rstd + ref_mean.abs()) <= 1.2e-7
+    assert _error(rstd, ref_rstd, ref_rstd) <= 1e-7
+
+
 class _BatchNorm(torch.nn.Module):
     def __init__(self, c: int):
         super().__init__()
