@@ -51,3 +51,15 @@ def constant_int(v: ir.Value) -> int | None:
         return None
     value = owner.attributes["value"]
     return ir.IntegerAttr(value).value if isinstance(value, ir.IntegerAttr) else None
+
+
+def touches_no_memory(op: ir.Operation) -> bool:
+    """An op that neither reads nor writes memory a buffer could alias: pure ops, views, `dim`s
+    and fresh allocations. What may sit between a fill and the product that overwrites or
+    stages its target without the fill's value being seen or changed."""
+    name = op.name
+    return (
+        name.startswith(PURE_PREFIXES)
+        or name in MEMREF_VIEWS
+        or name in ("memref.alloc", "memref.alloca", "memref.dim")
+    )

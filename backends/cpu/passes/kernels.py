@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
+from aten_mlir.passes.ir.memory import touches_no_memory
+
 # Stride-2 lanes as two loads and an even-lane shuffle rather than a gather (module switch
 # for A/B timing, as im2col_windows.TRANSPOSED_COLS)
 EVEN_LANES = True
@@ -80,19 +82,6 @@ class Contraction:
     sizes: tuple[tuple[ir.Value, int], ...] = ()
 
 
-# ops that may sit between C's zero fill and the contraction: they write no memory
-_WRITES_NOTHING = (
-    "arith.",
-    "memref.alloc",
-    "memref.dim",
-    "memref.subview",
-    "memref.cast",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.reinterpret_cast",
-)
-
-
 def zero_fill_before(c: Contraction) -> ir.Operation | None:
     """The `linalg.fill` of +0.0 into exactly C (the op's output) before the contraction, with
     only ops that write no memory between them (a write through a view of C would not name C),
@@ -104,7 +93,7 @@ def zero_fill_before(c: Contraction) -> ir.Operation | None:
             return found
         if op.name == "linalg.fill" and op.operands[1] == c.op.operands[2]:
             found = op if _is_plus_zero(op.operands[0]) else None
-        elif not op.name.startswith(_WRITES_NOTHING):
+        elif not touches_no_memory(op):
             found = None
     return None
 

@@ -18,6 +18,8 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, linalg, memref
 
+from aten_mlir.passes.ir.memory import touches_no_memory
+
 
 def strided_c(op: ir.Operation) -> bool:
     """`op` writes a memref C (its last operand) whose innermost stride is not 1."""
@@ -70,19 +72,6 @@ def stage_c(op: ir.Operation) -> None:
         memref.copy(staged, c)
 
 
-# Ops that neither read nor write memory a fill's target could alias (besides allocating it)
-_INERT = (
-    "arith.",
-    "memref.alloc",
-    "memref.dim",
-    "memref.subview",
-    "memref.cast",
-    "memref.expand_shape",
-    "memref.collapse_shape",
-    "memref.reinterpret_cast",
-)
-
-
 def _fill_before(op: ir.Operation, c: ir.Value) -> ir.Operation | None:
     """The `linalg.fill` of exactly `c` before `op` in its block with only inert ops (no reads
     or writes of memory) between them, or None."""
@@ -93,7 +82,7 @@ def _fill_before(op: ir.Operation, c: ir.Value) -> ir.Operation | None:
             return found
         if other.name == "linalg.fill" and other.operands[1] == c:
             found = other
-        elif not other.name.startswith(_INERT):
+        elif not touches_no_memory(other):
             found = None
     return None
 
