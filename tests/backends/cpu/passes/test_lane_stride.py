@@ -1,12 +1,18 @@
 """`cpu-vectorize-generics` on reads whose last index steps the lane dim by a constant stride
 (a strided convolution's window copy, `x[n, c, oh * s + kh, ow * s + kw]`): contiguous chunks
 and lane shuffles give eager's weight gradients at odd and `?` widths, the static and the
-masked end of a row, strides 1 to 4 (and 5: left scalar)."""
+masked end of a row, strides 1 to 4 (and 5: left scalar), and no read past the input's last
+element (a guard page right after it)."""
 
 from __future__ import annotations
 
+import ctypes
+import mmap
 import re
+import subprocess
+import sys
 
+import numpy as np
 import pytest
 import torch
 from torch.export import Dim, export
@@ -103,3 +109,39 @@ def test_dynamic_widths(tmp_path):
         go = torch.randn(batch, 4, 5, width // 2 + 1)
         x, w = torch.randn(batch, 3, 9, width), args[2]
         _check(compiled(go, x, w), model(go, x, w))
+
+
+def guarded_copy(t: torch.Tensor):
+    """`t` copied into memory whose last element ends right before a PROT_NONE page (and the
+    mapping, to keep alive): a read past it faults."""
+    page = mmap.PAGESIZE
+    size = -(-t.numel() * 4 // page) * page
+    buf = mmap.mmap(-1, size + page)
+    address = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    assert ctypes.CDLL(None).mprotect(ctypes.c_void_p(address + size), page, 0) == 0
+    offset = size - t.numel() * 4
+    a = np.frombuffer(buf, dtype=np.float32, count=t.numel(), offset=offset)
+    out = torch.from_numpy(a).view(t.shape)
+    out.copy_(t)
+    return out, buf
+
+
+_GUARDED = """
+import torch
+from torch.export import export
+import aten_mlir
+from aten_mlir.tests.backends.cpu.passes.test_lane_stride import _case, _check, guarded_copy
+for width in (33, 35):  # 16 output columns: one whole step; 17: a masked step
+    model, (go, x, w) = _case((1, 2, 5, width), 3, 3, 2, 0)
+    compiled = aten_mlir.compile(export(model, (go, x, w)), target="cpu", cache=False)
+    gx, keep = guarded_copy(x)
+    _check(compiled(go, gx, w), model(go, x, w))
+print("ok")
+"""
+
+
+def test_no_read_past_the_input():
+    # padding 0: the window copy reads the argument itself, whose row ends at a guard page;
+    # a second chunk read whole (element 2 * 16 + 2 - 1 = 33 of a 33-wide row) faults
+    run = subprocess.run([sys.executable, "-c", _GUARDED], capture_output=True, text=True)
+    assert run.returncode == 0 and run.stdout.strip().endswith("ok"), run.stderr[-2000:]
