@@ -128,7 +128,7 @@ def guarded_copy(t: torch.Tensor):
 
 _GUARDED = """
 import torch
-from torch.export import export
+from torch.export import Dim, export
 import aten_mlir
 from aten_mlir.tests.backends.cpu.passes.test_lane_stride import _case, _check, guarded_copy
 for width in (33, 35):  # 16 output columns: one whole step; 17: a masked step
@@ -136,6 +136,15 @@ for width in (33, 35):  # 16 output columns: one whole step; 17: a masked step
     compiled = aten_mlir.compile(export(model, (go, x, w)), target="cpu", cache=False)
     gx, keep = guarded_copy(x)
     _check(compiled(go, gx, w), model(go, x, w))
+# `?` widths: narrower whole steps (16, 8 lanes) and a masked step end the rows
+model, args = _case((1, 2, 5, 35), 3, 3, 2, 0)
+k = Dim("k", min=0, max=100)
+shapes = ({3: k + 1}, {3: 2 * k + 3}, None)
+compiled = aten_mlir.compile(export(model, args, dynamic_shapes=shapes), target="cpu", cache=False)
+for width in (3, 7, 33, 35, 57, 67):
+    x, go = torch.randn(1, 2, 5, width), torch.randn(1, 3, 2, (width - 3) // 2 + 1)
+    gx, keep = guarded_copy(x)
+    _check(compiled(go, gx, args[2]), model(go, x, args[2]))
 print("ok")
 """
 
