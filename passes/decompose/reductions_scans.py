@@ -3,7 +3,8 @@ Hillis-Steele scan: log2(n) steps, each combining every element with the one `2*
 before it (`constant_pad_nd` + `slice.Tensor` shift in the combine's identity). The operators
 are associative, so the results are ATen's up to rounding order: exact for products of
 integers and for max/min, a correctly rounded combine per step for the floating ones.
-Reduced-precision floats are scanned in float32 as ATen accumulates them. The scanned dim must
+Reduced-precision floats are scanned in float32 and float32 products in float64, as ATen
+accumulates them. The scanned dim must
 be static (the step count depends on it).
 """
 
@@ -56,6 +57,11 @@ def decompose_cumprod(op, rewriter):
     if _scan_length(x, a["dim"]) is None or dtype(x).is_complex:
         return None
     x = _in_compute_dtype(op, rewriter, x)
+    if dtype(x) == torch.float32:
+        # ATen's CPU kernel runs the product in double: a prefix that overflows float32 and
+        # comes back ([1e20, 1e20, 1e-30, ...]) is finite again there; in float32 the scan's
+        # partial products made inf * 0 = NaN of it
+        x = to_dtype(rewriter, x, torch.float64)
 
     def multiply(rw, before, current):
         return rw.aten("aten.mul.Tensor", before, current)
