@@ -154,29 +154,29 @@ def _has_dynamic_loop(op: ir.Operation) -> bool:
     return any(None in _static_trips(o) for o in loops)
 
 
-def _inside(op, ancestor: ir.Operation) -> bool:
-    while op is not None:
-        if op == ancestor:
-            return True
-        op = op.parent
-    return False
-
-
 def _captures(loop: ir.Operation) -> list[ir.Value]:
-    """Values the loop uses and does not define (its bounds included), each once."""
+    """Values the loop uses and does not define (its bounds included), each once. One walk: the
+    nested ops in order, each operand checked against what was defined so far inside (results
+    and block arguments; dominance puts a definition before its uses in this order), instead of
+    walking each operand's owner up to the loop (ops x depth: 58% of train_transformer's
+    `cpu-parallelize-loops`)."""
     found, seen = [], set()
+    defined: set = set()
     stack = [loop]
     while stack:
         op = stack.pop()
         for v in op.operands:
-            owner = v.owner
-            where = owner.owner if isinstance(owner, ir.Block) else owner
-            if v not in seen and not _inside(getattr(where, "operation", where), loop):
+            if v not in seen and v not in defined:
                 seen.add(v)
                 found.append(v)
+        if op is not loop:
+            defined.update(op.results)
+        nested = []
         for region in op.regions:
             for block in region.blocks:
-                stack.extend(o.operation for o in block.operations)
+                defined.update(block.arguments)
+                nested.extend(o.operation for o in block.operations)
+        stack.extend(reversed(nested))
     return found
 
 
