@@ -11,7 +11,7 @@ from mlir import ir
 from mlir.dialects import arith, math
 
 from .builder import PARALLEL, convert, is_float, tensor_type
-from .normalization_stats import f32_rows, stats, stats_f32, stats_one_pass
+from .normalization_stats import f32_rows, stats, stats_f32
 from .reductions_common import (
     acc_type,
     collapse,
@@ -123,10 +123,7 @@ def _batch_norm_training(rw, x, weight, bias, eps):
     rank = tensor_type(x).rank
     dims = _channel_dims(rank)
     e = out_t.element_type
-    if isinstance(tensor_type(x).element_type, ir.F32Type) and isinstance(e, ir.F32Type):
-        mean, rstd = stats_one_pass(x, dims, eps)
-    else:
-        mean, rstd = stats(x, dims, acc_type(e), eps)
+    mean, rstd = stats(x, dims, acc_type(e), eps)
     half = isinstance(e, (ir.F16Type, ir.BF16Type))
     if half and (weight is None or tensor_type(weight).element_type == e):
         # ATen's CPU batch norm keeps the statistics in the parameter type (half or bfloat16

@@ -4,17 +4,15 @@
 the sum accumulator type (f64 for f32). `stats_f32`: a layer norm's static f32 rows of at most
 F32_ROW_MAX elements in cache-sized inputs (`f32_rows`), in f32 sums as exact as those (a
 scaled, shifted second pass).
-`stats_one_pass`: a training batch norm's f32 channels, one pass of f64 sums shifted by each
-channel's first element.
 """
 
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import arith, math, tensor
+from mlir.dialects import arith, math
 
 from .builder import convert, tensor_type
-from .reductions_common import count, elementwise, ranked, reduce, shape_of, size
+from .reductions_common import count, elementwise, ranked, reduce, shape_of
 
 # A layer norm's f32 rows of at most this many static elements take f32 statistics: the vector
 # loops keep 64 partial sums, so each sums at most 64 terms (the f64 sums cost ~20% of a
@@ -149,8 +147,14 @@ def stats_f32(x: ir.Value, dims: list[int], eps: float):
 
     def rstd_of(d, q, m, _o):
         mean_d, inv = centred(d, m)
-        var_d = arith.subf(arith.mulf(convert(q, f64), inv_n), arith.mulf(mean_d, mean_d))
-        var_d = arith.maximumf(var_d, arith.constant(f64, 0.0))  # NaN stays NaN
+        mean_sq = arith.mulf(convert(q, f64), inv_n)
+        var_d = arith.subf(mean_sq, arith.mulf(mean_d, mean_d))
+        # below the f32 sums' rounding (each lane sums <= 64 terms: 2^-18 of mean_sq) the
+        # difference is noise, not spread: a constant row of 3e10 (d an ulp of the shift off,
+        # equal in every lane) gave var 1.5e-3 instead of 0, rstd 25 instead of 1/sqrt(eps)
+        floor = arith.mulf(mean_sq, arith.constant(f64, 2.0**-17))
+        noise = arith.cmpf(arith.CmpFPredicate.OLE, var_d, floor)  # NaN stays NaN
+        var_d = arith.select(noise, arith.constant(f64, 0.0), var_d)
         var = arith.mulf(var_d, arith.mulf(inv, inv))
         one = arith.constant(f64, 1.0)
         rstd = arith.divf(one, math.sqrt(arith.addf(var, arith.constant(f64, float(eps)))))
@@ -159,55 +163,3 @@ def stats_f32(x: ir.Value, dims: list[int], eps: float):
     kept = ranked(shape_of(tensor_type(s)), f32)
     mean = elementwise([sd, s, sa], kept, mean_of, like=s)
     return mean, elementwise([sd, sq, sa], kept, rstd_of, like=s)
-
-
-def stats_one_pass(x: ir.Value, dims: list[int], eps: float):
-    """(mean, rstd) of an f32 `x` over `dims` as f64 kept-dims tensors, in one pass over x.
-
-    Sums d = x - K and d^2 in f64, K each output's first element (x at index 0 of every
-    reduced dim): the shifted form var = (sum d^2 - (sum d)^2 / n) / n cancels only as much as
-    K is far from the mean, about a standard deviation for a sample of the data, and f64
-    squares of f32 differences neither overflow nor round (ATen's two passes in double give
-    the same to ~1e-15). One read of x instead of two (a batch norm's channels span more than
-    the caches)."""
-    f64 = ir.F64Type.get()
-    xt = tensor_type(x)
-    kept = [d for d in range(xt.rank) if d not in dims]
-    dyn = ir.ShapedType.get_dynamic_size()
-    shape = shape_of(xt)
-    static_sizes = [1 if d in dims else shape[d] for d in range(xt.rank)]
-    dynamic = [size(x, d) for d in kept if shape[d] == dyn]
-    first = tensor.extract_slice(
-        ranked([shape[d] for d in kept], xt.element_type),
-        x,
-        [],
-        dynamic,
-        [],
-        [0] * xt.rank,
-        static_sizes,
-        [1] * xt.rank,
-    )
-
-    contract = ir.Attribute.parse(_CONTRACT)
-
-    def deviations(v, k, sd, sq):
-        d = arith.subf(convert(v, f64), convert(k, f64))
-        sq = arith.addf(arith.mulf(d, d, fastmath=contract), sq, fastmath=contract)
-        return arith.addf(sd, d), sq
-
-    sd, sq = reduce(x, dims, [(f64, 0.0), (f64, 0.0)], deviations, per_output=[first])
-    n = count(x, dims, f64)
-    out = ranked(shape_of(tensor_type(sd)), f64)
-
-    def mean_of(d, k, _o):
-        return arith.addf(convert(k, f64), arith.divf(d, n))
-
-    def rstd_of(d, q, _o):
-        mean_d = arith.divf(d, n)
-        var = arith.subf(arith.divf(q, n), arith.mulf(mean_d, mean_d))
-        var = arith.maximumf(var, arith.constant(f64, 0.0))  # NaN stays NaN
-        one = arith.constant(f64, 1.0)
-        return arith.divf(one, math.sqrt(arith.addf(var, arith.constant(f64, float(eps)))))
-
-    mean = elementwise([sd, first], out, mean_of, like=sd)
-    return mean, elementwise([sd, sq], out, rstd_of, like=sd)
