@@ -12,15 +12,7 @@ from torch.export import Dim
 
 import aten_mlir
 from tests.support.dynamo import fresh_dynamo, train_both
-
-
-class _Conv(torch.nn.Module):
-    def __init__(self, stride, padding):
-        super().__init__()
-        self.stride, self.padding = stride, padding
-
-    def forward(self, x, w):
-        return torch.nn.functional.conv2d(x, w, stride=self.stride, padding=self.padding)
+from tests.support.modules import Conv2d as _Conv
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])

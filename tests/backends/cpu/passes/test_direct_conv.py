@@ -14,15 +14,7 @@ from torch.export import Dim
 
 import aten_mlir
 from aten_mlir.backends.cpu.passes import kernels, outer_kernel
-
-
-class _Conv(torch.nn.Module):
-    def __init__(self, stride, padding):
-        super().__init__()
-        self.stride, self.padding = stride, padding
-
-    def forward(self, x, w):
-        return torch.nn.functional.conv2d(x, w, stride=self.stride, padding=self.padding)
+from tests.support.modules import Conv2d as _Conv
 
 
 def _window_loops(ir_text: str) -> int:
