@@ -25,6 +25,7 @@ f64 stays with libm (eager calls it too); f16 and bf16 math is computed in f32 b
 from __future__ import annotations
 
 import math as pymath
+import os
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -32,8 +33,10 @@ from mlir import ir
 from mlir.dialects import arith, math, scf, vector
 
 from aten_mlir.passes.ir import nested_ops
-from aten_mlir.passes.registry import ModulePass, register_pass
+from aten_mlir.passes.registry import ModulePass, option, register_pass
 
+from ..target import cpu_target
+from .erf_table import SQRT1_2, erf_by_table
 from .x86_registers import scalef, whole_registers
 
 _CONTRACT = "#arith.fastmath<contract>"
@@ -78,14 +81,17 @@ _LOG_P = (
     0.12762217,
     -0.07636439,
 )
+_SQRT1_2_F32 = 0.7071067690849304  # f32(1/sqrt 2): GELU's erf argument factor
 _SQRT_HALF_BITS = 0x3F3504F3  # f32 sqrt(1/2): the mantissa range [sqrt(1/2), sqrt(2)) starts here
 
 
 class _F32:
-    """Builds f32 arith on one shape (a scalar, or a vector of f32) at the insertion point."""
+    """Builds f32 arith on one shape (a scalar, or a vector of f32) at the insertion point;
+    `whole` when that is whole AVX-512 registers of `cpu` ('': the build's)."""
 
-    def __init__(self, ftype: ir.Type):
+    def __init__(self, ftype: ir.Type, cpu: str = ""):
         self.ftype = ftype
+        self.whole = whole_registers(ftype) if not cpu else _avx512_registers(ftype, cpu)
         i32 = ir.IntegerType.get_signless(32)
         shape = ir.VectorType(ftype).shape if isinstance(ftype, ir.VectorType) else None
         self.itype = ir.VectorType.get(shape, i32) if shape is not None else i32
@@ -135,6 +141,14 @@ class _F32:
         return self.float(arith.shli(arith.addi(n, self.ci(127)), self.ci(23)))
 
 
+def _avx512_registers(t: ir.Type, cpu: str) -> bool:
+    """`whole_registers` for the -mcpu `cpu` rather than the build's."""
+    lanes = ir.VectorType(t).shape if isinstance(t, ir.VectorType) else None
+    if lanes is None or len(lanes) != 1 or lanes[0] % 16 or not _is_f32(t):
+        return False
+    return "avx512f" in cpu_target(cpu).features
+
+
 def _reduce_exp(b: _F32, x: ir.Value, lo: float | None, hi: float | None):
     """(n, e^r - 1) with x = n ln 2 + r, |r| <= ln(2)/2 and n an i32, for x clamped to
     [lo, hi] (NaN stays NaN)."""
@@ -157,7 +171,7 @@ def expand_exp(b: _F32, x: ir.Value, lo: float | None = -104.0) -> ir.Value:
     # exp(-104) rounds to 0 and exp(88.8) overflows: the clamp keeps n in [-150, 128] (callers
     # whose x is never below -104 drop the lower bound).
     # math.exp only: inside erf's polynomial chain vscalefps measured slower (GELU 0.20 -> 0.23 ms)
-    if whole_registers(b.ftype) and lo is not None:
+    if b.whole and lo is not None:
         return _exp_scaled_natively(b, x, lo)
     n, expm1_r = _reduce_exp(b, x, lo, 88.8)
     return _times_pow2(b, arith.addf(expm1_r, b.c(1.0)), n)
@@ -214,7 +228,11 @@ def expand_tanh(b: _F32, x: ir.Value) -> ir.Value:
 
 def expand_erf(b: _F32, x: ir.Value) -> ir.Value:
     """math.erf -> arith.select(|x| >= 1, 1 - 2^Q(u), x + x P(x^2)) signed as x, with
-    u = min(|x|, 4) - 1; 2^Q as 2^n (1 + f E(f)), n an integer near Q, f = Q - n."""
+    u = min(|x|, 4) - 1; 2^Q as 2^n (1 + f E(f)), n an integer near Q, f = Q - n. On
+    AVX-512 registers: 32 per-interval polynomials picked by permutes (`erf_table`)."""
+    if b.whole and os.environ.get("ATEN_MLIR_ERF_TABLE", "1") != "0":
+        unscaled = _times_sqrt1_2(x)  # GELU's erf(x / sqrt 2): tables in x's units
+        return erf_by_table(b, unscaled, SQRT1_2) if unscaled else erf_by_table(b, x)
     small = b.fma(x, b.poly(arith.mulf(x, x), _ERF_SMALL_P), x)
     a = math.absf(x)
     u = arith.subf(b.clamp(a, None, _ERF_CLAMP), b.c(1.0))
@@ -235,6 +253,22 @@ def expand_erf(b: _F32, x: ir.Value) -> ir.Value:
     large = arith.subf(b.c(1.0), erfc)
     # NaN compares false: it takes the small branch, whose FMA keeps it NaN
     return math.copysign(arith.select(b.cmp("OGE", a, b.c(1.0)), large, small), x)
+
+
+def _times_sqrt1_2(x: ir.Value) -> ir.Value | None:
+    """v where x = v * f32(1/sqrt 2) (an arith.mulf by a splat constant), else None."""
+    owner = x.owner
+    if not isinstance(owner, ir.OpView) or owner.operation.name != "arith.mulf":
+        return None
+    for k, other in ((0, 1), (1, 0)):
+        const = owner.operands[k].owner
+        if isinstance(const, ir.OpView) and const.operation.name == "arith.constant":
+            attr = const.attributes["value"]
+            if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
+                attr = attr.get_splat_value()
+            if isinstance(attr, ir.FloatAttr) and attr.value == _SQRT1_2_F32:
+                return owner.operands[other]
+    return None
 
 
 def expand_log(b: _F32, x: ir.Value) -> ir.Value:
@@ -292,6 +326,7 @@ class FastMath(ModulePass):
     arith (polynomials within 1.5 ULP) that LLVM vectorizes, instead of scalar libm calls."""
 
     name: ClassVar[str] = "cpu-fast-math"
+    cpu: str = option("", "-mcpu name whose AVX-512 registers take vscalefps / erf tables")
 
     def run(self, module_op: ir.Operation) -> None:
         found = [
@@ -301,6 +336,7 @@ class FastMath(ModulePass):
         ]
         for op in found:
             with op.location, ir.InsertionPoint(op):
-                value = EXPANSIONS[op.name](_F32(op.results[0].type), op.operands[0])
+                builder = _F32(op.results[0].type, self.cpu)
+                value = EXPANSIONS[op.name](builder, op.operands[0])
             op.results[0].replace_all_uses_with(value)
             op.erase()
