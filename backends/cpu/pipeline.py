@@ -22,6 +22,9 @@ CPU_STAGES: list[Stage] = [
         "fusion",
         "canonicalize,aten-generalize-products,aten-fold-transposes,"
         "aten-clone-broadcast-producers,linalg-fuse-elementwise-ops,cse,canonicalize,"
+        # the views back of `?`-row products (fusion's reshape propagation leaves
+        # expand(collapse(x)) pairs it folds only when static), then fusion across them
+        "aten-split-dynamic-expands{fold-only=true},linalg-fuse-elementwise-ops,cse,canonicalize,"
         + OUTLINE_REPEATS,
         "products as generics reading transposed operands through their maps, then "
         "producer-consumer fusion of elementwise linalg.generic ops; repeated blocks (layers) "

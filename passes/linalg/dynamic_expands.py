@@ -19,6 +19,9 @@ CSE, when the sizes are the SSA values they resolve to) rewrites each such expan
   buffer (a linear layer's rows unfolded into a dynamic batch and sequence);
 - otherwise, a gather: a `linalg.generic` over the result reading the source at the row-major
   index (a copy, always correct).
+With `fold-only` (the CPU fusion stage runs it after `linalg-fuse-elementwise-ops`, then fuses
+again) it only folds `expand(collapse(x))` pairs whose sizes match (`fold_pairs`): the views
+back that fusion's reshape propagation leaves around a `?`-row product.
 `multi_dynamic` and `output_sizes` are read by the memref passes (`aten-check-expand-groups`,
 `aten-expands-as-casts`) too.
 """
@@ -33,7 +36,7 @@ from mlir.dialects import arith, linalg, tensor
 
 from ..ir import constant_int, reassociation, walked_ops
 from ..ir.monomials import Mono, divides, mul
-from ..registry import ModulePass, register_pass
+from ..registry import ModulePass, option, register_pass
 from .full_slices import fold_full_slices
 from .symbolic_dims import first_named, unify_symbolic_dims
 
@@ -69,6 +72,8 @@ def _resolved_dim(v: ir.Value, d: int) -> ir.Value | int:
             return owner.operands[k]
         if owner.name == "tensor.extract_slice":
             return _slice_size(owner, d)
+        if owner.name == "tensor.expand_shape":  # fusion's views: their `output_shape` sizes
+            return output_sizes(owner)[d]
         if owner.name == "tensor.insert_slice":  # the destination's sizes (GPT-2's v, a copy)
             v = owner.operands[1]
             continue
@@ -275,6 +280,34 @@ def _inserted(v: ir.Value) -> bool:
     )
 
 
+def fold_pairs(module_op: ir.Operation) -> int:
+    """Replaces each `expand(collapse(x))` with two dynamic sizes in a group by `x` (or a
+    regrouped view of it) where the sizes match as SSA products; the number replaced.
+
+    Fusion's reshape propagation turns a `Linear` over `[b, s, k]` (rows flattened for the
+    product) into `collapse(bias(product))` over `[b, s, n]` and leaves the view back,
+    `expand(collapse(..)) output_shape [%b, %s, n]`, which upstream folds only for static
+    sizes: the dynamic compile kept the bias, GELU and residual adds as separate passes over
+    memory (and the residual's flat loop between two row nests) where a static one fuses them.
+    """
+    count = 0
+    for op in [o for o in walked_ops(module_op) if o.name == "tensor.expand_shape"]:
+        collapse = op.operands[0].owner
+        if isinstance(collapse, ir.Block) or collapse.name != "tensor.collapse_shape":
+            continue
+        if not multi_dynamic(op):
+            continue
+        value = _regroup(op)
+        if value is None:
+            continue
+        op.results[0].replace_all_uses_with(value)
+        op.erase()
+        count += 1
+        if not list(collapse.results[0].uses):
+            collapse.erase()
+    return count
+
+
 @register_pass
 @dataclass(frozen=True)
 class SplitDynamicExpands(ModulePass):
@@ -282,8 +315,16 @@ class SplitDynamicExpands(ModulePass):
     collapsed source where the SSA sizes match, else a gather."""
 
     name: ClassVar[str] = "aten-split-dynamic-expands"
+    fold_only: bool = option(
+        False,
+        "only fold expands of collapses whose sizes match (no gathers): after fusion, whose "
+        "reshape propagation leaves `expand(collapse(x))` pairs upstream cannot fold",
+    )
 
     def run(self, module_op: ir.Operation) -> None:
+        if self.fold_only:
+            fold_pairs(module_op)
+            return
         unify_symbolic_dims(module_op)  # one size per export symbol: the views' sizes match
         fold_full_slices(module_op)  # and a slice of a whole fresh tensor is that tensor
         found = [

@@ -170,9 +170,13 @@ def _independent(a: ir.Operation, b: ir.Operation) -> bool:
 
 
 def _hoistable(ops: list[ir.Operation]) -> bool:
-    """The ops between two nests can all move above the first."""
+    """The ops between two nests can all move above the first (size arithmetic included: a
+    `?`-row product's `affine.apply` of its collapsed rows, between a layer norm's statistics
+    and its normalisation, kept them apart and their row buffers on the heap)."""
     return all(
-        op.name in _HOISTABLE or (op.name.startswith("arith.") and not op.regions) for op in ops
+        op.name in _HOISTABLE
+        or (op.name.startswith(("arith.", "affine.apply", "index.")) and not op.regions)
+        for op in ops
     )
 
 

@@ -244,3 +244,40 @@ func.func @tail_masks(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
   memref.dealloc %t : memref<?x?xf32>
   return
 }
+
+// -----
+
+// Size arithmetic between a layer norm's statistics and its normalisation (the collapsed rows
+// of the `?`-row product that reads it, `affine.apply`) moves above the first nest: the two
+// nests over the same `?` rows fuse.
+// CHECK-LABEL: func.func @size_math_between
+// CHECK: affine.apply
+// CHECK: memref.alloc
+// CHECK: scf.parallel
+// CHECK: memref.store
+// CHECK: memref.load
+// CHECK-NOT: scf.parallel
+#rows = affine_map<()[s0, s1] -> (s0 * s1)>
+func.func @size_math_between(%x: memref<?x?xf32>) -> (memref<?xf32>, memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %b = memref.dim %x, %c0 : memref<?x?xf32>
+  %s = memref.dim %x, %c1 : memref<?x?xf32>
+  %t = memref.alloc(%b, %s) {alignment = 64 : i64} : memref<?x?xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%b, %s) step (%c1, %c1) {
+    %v = memref.load %x[%i, %j] : memref<?x?xf32>
+    %w = arith.mulf %v, %v : f32
+    memref.store %w, %t[%i, %j] : memref<?x?xf32>
+    scf.reduce
+  }
+  %m = affine.apply #rows()[%b, %s]
+  %flat = memref.alloc(%m) {alignment = 64 : i64} : memref<?xf32>
+  %y = memref.alloc(%b, %s) {alignment = 64 : i64} : memref<?x?xf32>
+  scf.parallel (%i, %j) = (%c0, %c0) to (%b, %s) step (%c1, %c1) {
+    %v = memref.load %t[%i, %j] : memref<?x?xf32>
+    memref.store %v, %y[%i, %j] : memref<?x?xf32>
+    scf.reduce
+  }
+  memref.dealloc %t : memref<?x?xf32>
+  return %flat, %y : memref<?xf32>, memref<?x?xf32>
+}
