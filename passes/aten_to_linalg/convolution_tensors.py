@@ -69,6 +69,12 @@ def smax(rw, a: Size, b: Size) -> Size:
     return rw.index_arith(arith.MaxSIOp, a, b)
 
 
+def smin(rw, a: Size, b: Size) -> Size:
+    if isinstance(a, int) and isinstance(b, int):
+        return min(a, b)
+    return rw.index_arith(arith.MinSIOp, a, b)
+
+
 def _mixed(rw, values: Sequence[Size], dynamic_marker: int):
     static = [v if isinstance(v, int) else dynamic_marker for v in values]
     dynamic = [rw._index(v) for v in values if not isinstance(v, int)]

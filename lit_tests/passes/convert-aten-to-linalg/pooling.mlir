@@ -62,3 +62,28 @@ func.func @adaptive(%x: tensor<2x3x9x7xf32>) -> tensor<2x3x4x3xf32> {
   %0 = "aten._adaptive_avg_pool2d"(%x) {output_size = array<i64: 4, 3>} : (tensor<2x3x9x7xf32>) -> tensor<2x3x4x3xf32>
   return %0 : tensor<2x3x4x3xf32>
 }
+
+// -----
+
+// A 2x2/2 max pool's backward (windows tile the plane): a reduction over the indices says
+// whether any lies outside its own window; the gradient is gathered ([h / 2, w / 2]: the
+// window's index picks its element) over the 6 rows windows cover, row 7 stays zero; the
+// scatter's loops (zeros first) run 2 batches when some index strays, else none.
+// CHECK-DAG: #[[OWN:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2 floordiv 2, d3 floordiv 2)>
+// CHECK-LABEL: func.func @max_pool_backward_own_windows
+// CHECK: %[[FOUND:.+]] = linalg.generic {{.+}} iterator_types = ["reduction", "reduction", "reduction", "reduction"]} ins(%arg2 : tensor<2x3x3x4xi64>) outs(%{{.+}} : tensor<i8>)
+// CHECK: %[[FLAG:.+]] = tensor.extract %[[FOUND]][] : tensor<i8>
+// CHECK: %[[STRAYS:.+]] = arith.cmpi ne, %[[FLAG]]
+// CHECK: %[[G:.+]] = linalg.generic {indexing_maps = [#[[OWN]], #[[OWN]], {{.+}}]} ins(%arg0, %arg2 : tensor<2x3x3x4xf32>, tensor<2x3x3x4xi64>) outs(%{{.+}} : tensor<2x3x6x8xf32>)
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 0] [2, 3, 6, 8]
+// CHECK: %[[TRIPS:.+]] = arith.select %[[STRAYS]], %c2, %c0 : index
+// CHECK: scf.for %{{.+}} = %c0 to %[[TRIPS]]
+// CHECK: tensor.insert %cst
+// CHECK: scf.for %{{.+}} = %c0 to %[[TRIPS]]
+// CHECK: arith.addf
+func.func @max_pool_backward_own_windows(%go: tensor<2x3x3x4xf32>, %x: tensor<2x3x7x8xf32>, %i: tensor<2x3x3x4xi64>) -> tensor<2x3x7x8xf32> {
+  %0 = "aten.max_pool2d_with_indices_backward"(%go, %x, %i) {ceil_mode = false, dilation = array<i64: 1, 1>, kernel_size = array<i64: 2, 2>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>} : (tensor<2x3x3x4xf32>, tensor<2x3x7x8xf32>, tensor<2x3x3x4xi64>) -> tensor<2x3x7x8xf32>
+  return %0 : tensor<2x3x7x8xf32>
+}

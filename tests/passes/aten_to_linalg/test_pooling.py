@@ -233,6 +233,66 @@ def test_max_pool2d_with_indices_backward_any_indices(rank, dynamic):
     )
 
 
+OWN_WINDOWS = [  # kernel == stride: the gather (floor mode leaves rows/columns of zeros)
+    ((2, 2), (2, 3, 7, 33), False, False),
+    ((2, 2), (2, 3, 7, 33), True, False),
+    ((3, 2), (2, 3, 9, 8), False, False),
+    ((4, 4), (2, 3, 17, 18), True, False),
+    ((2, 2), (3, 7, 9), False, False),
+    ((2, 2), (2, 3, 33, 17), False, [[0, 1], [0, 1], [0, 1]]),  # meta checks H, W
+    ((2, 2), (3, 7, 33), True, [[0], [0], [0]]),
+]
+
+
+@pytest.mark.parametrize("k,shape,ceil,dynamic", OWN_WINDOWS)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_max_pool2d_backward_own_windows(k, shape, ceil, dynamic, dtype):
+    """Windows that tile the plane: each gradient element reads its window's grad_output when
+    the window's index is its position (NaN maxima and ties: the first index, as eager's)."""
+    x = _special(*shape).to(dtype)
+    x.view(-1)[20:24] = 1.0  # ties
+    out, idx = torch.ops.aten.max_pool2d_with_indices(x, k, k, 0, 1, ceil)
+    assert_lowers(
+        "aten.max_pool2d_with_indices_backward",
+        [_r(*out.shape, seed=1, dtype=dtype), x, idx],
+        names=["grad_output", "self", "indices"],
+        kernel_size=list(k),
+        stride=list(k),
+        padding=[0, 0],
+        dilation=[1, 1],
+        ceil_mode=ceil,
+        dynamic=dynamic,
+    )
+
+
+@pytest.mark.parametrize("stray", ["none", "outside", "repeated"])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_max_pool2d_backward_own_windows_strays(stray, dynamic):
+    """2x2/2 windows with indices not from the pool: one outside its window, one repeated
+    three times (added in output order), -1s: the scatter runs, as eager's."""
+    g = torch.Generator().manual_seed(5)
+    x = torch.rand(2, 3, 8, 10, generator=g)
+    out, idx = torch.ops.aten.max_pool2d_with_indices(x, [2, 2], [2, 2])
+    idx = idx.clone()
+    idx[0, 1, 0, 0] = -1
+    if stray == "outside":
+        idx[1, 2, 3, 1] = 0  # window (3, 1) pointing at (0, 0)
+    elif stray == "repeated":
+        idx[0, 0, 0, 1] = idx[0, 0, 1, 0] = idx[0, 0, 0, 0]
+    grad = torch.randn(*out.shape, generator=g) * 1e4
+    assert_lowers(
+        "aten.max_pool2d_with_indices_backward",
+        [grad, x, idx],
+        names=["grad_output", "self", "indices"],
+        kernel_size=[2, 2],
+        stride=[2, 2],
+        padding=[0, 0],
+        dilation=[1, 1],
+        ceil_mode=False,
+        dynamic=[[0, 1]] * 3 if dynamic else False,
+    )
+
+
 @pytest.mark.parametrize(
     "k,d,p,s", [([2, 3], [1, 1], [0, 0], [1, 1]), ([3, 3], [2, 1], [1, 2], [2, 1])]
 )

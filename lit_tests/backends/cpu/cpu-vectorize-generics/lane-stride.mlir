@@ -89,3 +89,46 @@ func.func @in_place(%x: memref<64xf32>) {
   }
   return
 }
+
+// -----
+
+// An index `d floordiv 2` of the lane dim (a 2x2/2 max pool's backward reads grad_output at
+// [h / 2, w / 2]): 8 elements (masked load) spread over 16 lanes by one shuffle. The masked
+// step at 16 reads element 8 only: lane 16's (its sole live lane's).
+// CHECK-LABEL: func.func @spread
+// CHECK: %[[EIGHT:.+]] = vector.constant_mask [8] : vector<16xi1>
+// CHECK: %[[A:.+]] = vector.maskedload %arg0[%{{.+}}, %c0], %[[EIGHT]]
+// CHECK: vector.shuffle %[[A]], %[[A]] [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7]
+// CHECK: %[[ONE:.+]] = vector.constant_mask [1] : vector<16xi1>
+// CHECK: %[[FIRST:.+]] = vector.shuffle %[[ONE]], %{{.+}} [0, 2, 4, 6, 8, 10, 12, 14, 16, 16, 16, 16, 16, 16, 16, 16]
+// CHECK: vector.maskedload %arg0[%{{.+}}, %c8], %[[FIRST]]
+// CHECK: vector.maskedstore %arg1[%{{.+}}, %c16], %[[ONE]]
+#spread_in = affine_map<(d0, d1) -> (d0, d1 floordiv 2)>
+#spread_out = affine_map<(d0, d1) -> (d0, d1)>
+func.func @spread(%x: memref<4x9xf32>, %y: memref<4x17xf32>) {
+  linalg.generic {indexing_maps = [#spread_in, #spread_out], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x9xf32>) outs(%y : memref<4x17xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// `d floordiv 4` on a `?` row: the step's first element is its start / 4, four lanes each;
+// the masked end reads the elements of live lanes 0, 4, 8, 12.
+// CHECK-LABEL: func.func @spread_dynamic
+// CHECK: scf.for %[[W:.+]] = %c0 to %{{.+}} step %c16
+// CHECK: %[[AT:.+]] = arith.floordivsi %[[W]], %c4 : index
+// CHECK: %[[A:.+]] = vector.maskedload %arg0[%{{.+}}, %[[AT]]]
+// CHECK: vector.shuffle %[[A]], %[[A]] [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]
+// CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 4, 8, 12, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16]
+#spread4_in = affine_map<(d0, d1) -> (d0, d1 floordiv 4)>
+#spread4_out = affine_map<(d0, d1) -> (d0, d1)>
+func.func @spread_dynamic(%x: memref<?x?xf32>, %y: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#spread4_in, #spread4_out], iterator_types = ["parallel", "parallel"]} ins(%x : memref<?x?xf32>) outs(%y : memref<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
