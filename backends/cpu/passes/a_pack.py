@@ -18,6 +18,8 @@ tile reads them. The copy is made before the kernel's n loop, so every n block's
 
 from __future__ import annotations
 
+import dataclasses
+
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
@@ -248,3 +250,35 @@ def strip_reader(e, strips, m, bk):
         return memref.load(strips, [kb, s, kk, arith.addi(first, e.index(i)) if i else first])
 
     return read
+
+
+def strip_columns(e, enabled: bool) -> int | None:
+    """The fewest columns from which A is copied as strips, when the columns are `?` and the
+    copy depends on them; else None (the copy, or not, decided at compile time). `enabled`:
+    outer_kernel.PACK_A."""
+    if not (enabled and e.c.extents[e.c.n] is None and packs_a(e)):
+        return None
+
+    def packs(columns: int) -> bool:
+        return packs_a(_AtColumns(e, columns))
+
+    lo, hi = 1, 1 << 20
+    if packs(lo) or not packs(hi):
+        return None
+    while hi - lo > 1:  # packs(hi) and not packs(lo): the rule is monotone in the columns
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if packs(mid) else (mid, hi)
+    return hi
+
+
+class _AtColumns:
+    """An OuterKernel as packs_a sees it, with its `?` columns made `columns`."""
+
+    def __init__(self, e, columns: int):
+        self._e = e
+        extents = list(e.c.extents)
+        extents[e.c.n] = columns
+        self.c = dataclasses.replace(e.c, extents=tuple(extents))
+
+    def __getattr__(self, name: str):
+        return getattr(self._e, name)

@@ -24,6 +24,7 @@ import dataclasses
 from mlir import ir
 from mlir.dialects import arith, scf
 
+from .b_panels import reads_b_in_place
 from .dot_kernel import DotKernel
 from .kernels import Blocking, Contraction
 from .outer_kernel import PANEL_MIN_ROWS, OuterKernel
@@ -127,9 +128,10 @@ class PanelChoice(KernelChoice):
             scf.YieldOp([])
 
 
-def _panels_could_differ(c: Contraction, types) -> bool:
-    # only "outer": a `packed` kernel always copies (its panels come straight from B's rows)
-    return c.kernel == "outer" and c.extents[c.m] is None
+def _panels_could_differ(c: Contraction, blocks: Blocking) -> bool:
+    # only "outer": a `packed` kernel always copies (its panels come straight from B's rows);
+    # a B read in place at any rows leaves no choice to make
+    return c.kernel == "outer" and c.extents[c.m] is None and not reads_b_in_place(c, blocks)
 
 
 def kernel_choice_emitter(c: Contraction, types, blocks: Blocking) -> KernelChoice | None:
@@ -138,6 +140,6 @@ def kernel_choice_emitter(c: Contraction, types, blocks: Blocking) -> KernelChoi
     one kernel the plan chose)."""
     if _could_differ(c, types):
         return KernelChoice(c, types, blocks)
-    if _panels_could_differ(c, types):
+    if _panels_could_differ(c, blocks):
         return PanelChoice(c, types, blocks)
     return None

@@ -28,6 +28,7 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
 from . import a_pack
+from .b_panels import pack_panels, reads_b_in_place
 from .kernels import MASKED, ONE_ROW, KernelEmitter, lane_stride
 from .transposed_panels import pack_panels_from_rows
 
@@ -62,6 +63,8 @@ class OuterKernel(KernelEmitter):
         rows = self.c.extents[self.c.m]
         if self.c.kernel == "packed" and self.PANELS_FROM_ROWS:
             return True  # in place would first copy B^T element by element: one copy, not two
+        if reads_b_in_place(self.c, self.blocks):
+            return False
         return rows is None or rows >= PANEL_MIN_ROWS
 
     def _copies_b_t(self) -> bool:
@@ -107,7 +110,7 @@ class OuterKernel(KernelEmitter):
             scf.YieldOp([])
 
     def _on_panels(self, ivs):
-        columns = self._strip_columns()
+        columns = a_pack.strip_columns(self, PACK_A)
         if columns is None:
             self._panels_nest(ivs, PACK_A and a_pack.packs_a(self))
             return
@@ -119,23 +122,6 @@ class OuterKernel(KernelEmitter):
             with ir.InsertionPoint(block):
                 self._panels_nest(ivs, strips)
                 scf.YieldOp([])
-
-    def _strip_columns(self) -> int | None:
-        """The fewest columns from which a_pack copies A, when the columns are `?` and the copy
-        depends on them; else None (the copy, or not, decided at compile time)."""
-        if not (PACK_A and self.c.extents[self.c.n] is None and a_pack.packs_a(self)):
-            return None
-
-        def packs(columns: int) -> bool:
-            return a_pack.packs_a(_AtColumns(self, columns))
-
-        lo, hi = 1, 1 << 20
-        if packs(lo) or not packs(hi):
-            return None
-        while hi - lo > 1:  # packs(hi) and not packs(lo): the rule is monotone in the columns
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if packs(mid) else (mid, hi)
-        return hi
 
     def _panels_nest(self, ivs, pack_a: bool):
         """GotoBLAS's order: n block -> k block -> copy B's block as panels -> m blocks -> n
@@ -173,7 +159,7 @@ class OuterKernel(KernelEmitter):
                 if self.c.kernel == "packed" and self.PANELS_FROM_ROWS:
                     pack_panels_from_rows(self, ivs, block_panels, bn, bk, nr)
                 else:
-                    self._pack_panels(ivs, block_panels, bn, bk, nr)
+                    pack_panels(self, ivs, block_panels, bn, bk, nr)
                 m0 = scf.ForOp(self.index(0), self.extent(c.m), self.index(self._panel_rows()))
                 with ir.InsertionPoint(m0.body):
                     at = (m0.induction_variable, bn, bk)
@@ -255,29 +241,6 @@ class OuterKernel(KernelEmitter):
         whole = lambda r: -(-r // self.blocks.outer_rows) * self.blocks.outer_rows  # noqa: E731
         # a whole number of register blocks, as every cache block (a tile may not straddle two)
         return min(step, max(whole(MIN_BLOCK_ROWS), whole(-(-rows // MIN_M_BLOCKS))))
-
-    def _pack_panels(self, ivs, panels, bn, bk, nr):
-        """panels[p, kk, :] = B[bk + kk, bn + p * nr :][:nr], lanes past n zero."""
-        c = self.c
-        k_stop, n_left, p_stop = self.panel_bounds(bn, bk, nr)
-        stride = lane_stride(self.b_index, c.n)
-        kk_loop = scf.ForOp(self.index(0), k_stop, self.index(1))
-        with ir.InsertionPoint(kk_loop.body):
-            kk = kk_loop.induction_variable
-            p_loop = scf.ForOp(self.index(0), p_stop, self.index(1))
-            with ir.InsertionPoint(p_loop.body):
-                p = p_loop.induction_variable
-                first = arith.muli(p, self.index(nr))
-                for j in range(0, nr, self.lanes):
-                    at = arith.addi(bn, arith.addi(first, self.index(j)))
-                    left = arith.maxsi(
-                        arith.subi(n_left, arith.addi(first, self.index(j))), self.index(0)
-                    )
-                    ivs_b = {**ivs, c.k: arith.addi(bk, kk), c.n: at}
-                    value = self._load_lanes(self.b, self._at(1, ivs_b, {}), left, stride)
-                    vector.store(value, panels, [p, kk, self.index(j)])
-                scf.YieldOp([])
-            scf.YieldOp([])
 
     def _tile(self, ivs, blocks, m_part, n_part, panels=None, strips=None):
         """The tiles of one (rows, columns) part in the current cache block: rows x NR
@@ -412,16 +375,3 @@ class OuterKernel(KernelEmitter):
             ]
 
         return from_panels
-
-
-class _AtColumns:
-    """An OuterKernel as a_pack.packs_a sees it, with its `?` columns made `columns`."""
-
-    def __init__(self, e: OuterKernel, columns: int):
-        self._e = e
-        extents = list(e.c.extents)
-        extents[e.c.n] = columns
-        self.c = dataclasses.replace(e.c, extents=tuple(extents))
-
-    def __getattr__(self, name: str):
-        return getattr(self._e, name)

@@ -12,7 +12,7 @@ import torch
 from torch.export import Dim
 
 import aten_mlir
-from aten_mlir.backends.cpu.passes import a_pack, contractions, kernels, outer_kernel
+from aten_mlir.backends.cpu.passes import a_pack, b_panels, contractions, kernels, outer_kernel
 from tests.modules import Fn
 
 ODD_ROWS = (1, 7, 17, 33, 100, 257, 1000)
@@ -39,8 +39,10 @@ def _compile(fn, args, tmp_path, dynamic_shapes=None):
 
 @pytest.mark.parametrize("rows", ODD_ROWS)
 @pytest.mark.parametrize("fn", [_matmul, _linear], ids=["a@b", "x@W.T"])
-def test_packed_a_equals_eager_at_odd_sizes(fn, rows, tmp_path):
+def test_packed_a_equals_eager_at_odd_sizes(fn, rows, tmp_path, monkeypatch):
     """k 530: 3 k blocks, the last one partial and not a whole vector; n 600: a masked tail."""
+    # the panel path (an unaliased f32 B would be read in place: test_b_in_place.py)
+    monkeypatch.setattr(b_panels, "IN_PLACE_UNALIASED_B", False)
     k, n = 530, 600
     a = torch.randn(rows, k)
     b = torch.randn(k, n) if fn is _matmul else torch.randn(n, k)
@@ -70,8 +72,10 @@ def test_narrow_products_do_not_copy_a(tmp_path):
 
 
 @pytest.mark.parametrize("fn", [_matmul, _linear], ids=["a@b", "x@W.T"])
-def test_packed_a_with_dynamic_rows(fn, tmp_path):
+def test_packed_a_with_dynamic_rows(fn, tmp_path, monkeypatch):
     """`?` rows: the strips sized at run time, one compile for every size."""
+    # the panel path (an unaliased f32 B would be read in place: test_b_in_place.py)
+    monkeypatch.setattr(b_panels, "IN_PLACE_UNALIASED_B", False)
     k, n = 300, 521
     b = torch.randn(k, n) if fn is _matmul else torch.randn(n, k)
     rows = Dim("rows", min=1, max=4096)

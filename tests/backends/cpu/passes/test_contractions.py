@@ -7,6 +7,7 @@ import pytest
 import torch
 
 import aten_mlir
+from aten_mlir.backends.cpu.passes import b_panels
 from tests.modules import Fn
 
 
@@ -300,12 +301,14 @@ def test_narrow_convolutions_take_blocks_of_images(batch, tmp_path):
 
 @pytest.mark.parametrize("rows", [1, 7, 33, 100, 257, 1000])
 @pytest.mark.parametrize("transposed", [False, True], ids=["a@b", "x@W.T"])
-def test_b_panels_are_copied_once_per_block_of_b(rows, transposed, tmp_path):
+def test_b_panels_are_copied_once_per_block_of_b(rows, transposed, tmp_path, monkeypatch):
     """Several n blocks (1100 columns: 512, 512, 76), k blocks (530: 256, 256, 18) and m blocks
     (1000 rows: 8 of 128), each ending in a remainder: the copy of each [k, n] block of B sits
     in the n and k block loops only, before the m blocks (GotoBLAS's order), so B is copied
     once whatever the rows; under 64 rows a @ b reads B in place. x @ W.T takes the packed
     kernel with k short next to the rows (k < 3 rows), else the dot kernel."""
+    # the panel path (an unaliased f32 B would be read in place: test_b_in_place.py)
+    monkeypatch.setattr(b_panels, "IN_PLACE_UNALIASED_B", False)
     from tests.support.panel_loops import loops_around_copy_and_tiles
 
     k = 530 if not transposed or 530 < 3 * rows else 3 * rows - 1

@@ -9,6 +9,7 @@ from mlir import ir
 from torch.export import Dim
 
 import aten_mlir
+from aten_mlir.backends.cpu.passes import b_panels
 
 
 def _ops(region: ir.Region):
@@ -150,9 +151,11 @@ class _Conv1D(torch.nn.Module):
         return out.view(x.shape[0], x.shape[1], self.weight.shape[1])
 
 
-def test_outer_kernel_with_dynamic_rows_reads_b_in_place_for_few_rows(tmp_path):
+def test_outer_kernel_with_dynamic_rows_reads_b_in_place_for_few_rows(tmp_path, monkeypatch):
     """x[b, s, 64] @ W[64, 67]: below PANEL_MIN_ROWS rows B is read in place (as a static
     compile does), the rest of the rows in blocks of 4, 2, 1; every row count's values."""
+    # the panel path (an unaliased f32 B would be read in place: test_b_in_place.py)
+    monkeypatch.setattr(b_panels, "IN_PLACE_UNALIASED_B", False)
     torch.manual_seed(0)
     layer = _Conv1D(64, 67).eval()
     shapes = ({0: Dim("b", max=64), 1: Dim("s", max=512)},)
