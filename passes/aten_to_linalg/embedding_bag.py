@@ -1,11 +1,12 @@
 """`_embedding_bag`: per-bag sum / mean / max of weight rows, and torch's three side outputs.
 
 Bag b covers indices[offsets[b] : offsets[b + 1]], the last bag running to the end of
-`indices` (also under `include_last_offset`, as ATen's CPU kernel does). The output is one
-`linalg.generic` over (bag, column) whose body loops (`scf.for`) over the bag's indices, skipping
-`padding_idx`. Side outputs as ATen gives them: offset2bag (each index's bag; empty in plain sum
-mode), bag_size (non-padding count; zeros in sum mode), max_indices (the arg-max row in max mode,
-bag_size in mean mode, zeros in sum mode).
+`indices` (also under `include_last_offset`, as ATen's CPU kernel does); both ends are clamped
+into [0, len(indices)] so that no offset, however wrong, moves a read out of `indices`. The
+output is one `linalg.generic` over (bag, column) whose body loops (`scf.for`) over the bag's
+indices, skipping `padding_idx`. Side outputs as ATen gives them: offset2bag (each index's
+bag; empty in plain sum mode), bag_size (non-padding count; zeros in sum mode), max_indices
+(the arg-max row in max mode, bag_size in mean mode, zeros in sum mode).
 """
 
 from __future__ import annotations
@@ -49,9 +50,17 @@ class _Bags:
         last = arith.subi(const_index(self.n_offsets), const_index(1))
         after = as_index(tensor.ExtractOp(self.offsets, [arith.minsi(nxt, last)]).result)
         is_last = arith.cmpi(arith.CmpIPredicate.sge, nxt, const_index(self.bags))
-        if summing and self.fast:
-            return start, after
-        return start, arith.select(is_last, const_index(self.n), after)
+        if not (summing and self.fast):
+            after = arith.select(is_last, const_index(self.n), after)
+        return self._inside(start), self._inside(after)
+
+    def _inside(self, offset: ir.Value) -> ir.Value:
+        """`offset` clamped into [0, len(indices)]: the loop over a bag reads `indices` at its
+        induction variable, which the data-index clamp cannot see; an offset out of range (eager
+        raises; the program's index check flags it) must not make that loop run off the
+        buffer."""
+        low = arith.maxsi(offset, const_index(0))
+        return arith.minsi(low, const_index(self.n))
 
     def kept(self, i: ir.Value):
         """(row index, is it not the padding row) of `indices[i]`."""

@@ -2,7 +2,8 @@
 
 Where each element lands depends on how many trues came before it, so this is one `scf.for`
 nest over `self` carrying the output and that running count (an `scf.if` takes the next source
-element); the source is read through a flat view (`tensor.collapse_shape`, no copy).
+element); the source is read through a flat view (`tensor.collapse_shape`, no copy), and only
+at counts below its length.
 """
 
 from __future__ import annotations
@@ -62,8 +63,9 @@ def lower_masked_scatter(op, rw):
         and (st.is_dynamic_dim(i + offset) or st.get_dim_size(i + offset) != 1)
         for i in range(mt.rank)
     ]
+    numel = rw.size(flat, 0)
     with rw.at():
-        zero = const_index(0)
+        zero, numel = const_index(0), const_index(numel)
 
     def body(ivs, carried):
         acc, n = carried
@@ -72,8 +74,16 @@ def lower_masked_scatter(op, rw):
         taken = arith.cmpi(arith.CmpIPredicate.ne, m, arith.constant(m.type, 0))
         branch = scf.IfOp(taken, [acc.type, n.type], has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            v = convert(tensor.ExtractOp(flat, [n]).result, st.element_type)
-            scf.YieldOp([tensor.InsertOp(v, acc, list(ivs)).result, arith.addi(n, const_index(1))])
+            # a source shorter than the mask's trues (eager raises; the program's index check
+            # flags it) leaves the rest of self as it is instead of reading past the source
+            have = arith.cmpi(arith.CmpIPredicate.slt, n, numel)
+            take = scf.IfOp(have, [acc.type], has_else=True)
+            with ir.InsertionPoint(take.then_block):
+                v = convert(tensor.ExtractOp(flat, [n]).result, st.element_type)
+                scf.YieldOp([tensor.InsertOp(v, acc, list(ivs)).result])
+            with ir.InsertionPoint(take.else_block):
+                scf.YieldOp([acc])
+            scf.YieldOp([take.results[0], arith.addi(n, const_index(1))])
         with ir.InsertionPoint(branch.else_block):
             scf.YieldOp([acc, n])
         return list(branch.results)

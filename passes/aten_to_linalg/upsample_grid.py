@@ -29,8 +29,9 @@ def _size_f(size, t):
 
 
 def _clip(v, size_f, t):
-    """`clip_coordinates`: min(size - 1, max(v, 0))."""
-    return arith.minimumf(arith.subf(size_f, _f(t, 1)), arith.maximumf(v, _f(t, 0)))
+    """`clip_coordinates`: min(size - 1, max(v, 0)), NaN -> 0 as the vectorised kernel's
+    `clamp_min(Vec(0), in)` (x86 `max_ps` returns its second operand, 0, for NaN)."""
+    return arith.minimumf(arith.subf(size_f, _f(t, 1)), arith.maxnumf(v, _f(t, 0)))
 
 
 def _reflect(v, twice_span, t, shift):
