@@ -14,6 +14,7 @@ from mlir import ir
 
 from aten_mlir.backends.reference.interpreter import REFERENCE_KERNELS, run_aten_op
 from aten_mlir.dialects import UnsupportedDtypeError, describe_location, dtype_of
+from aten_mlir.frontend.index_checks import raise_if_flagged
 from aten_mlir.frontend.program import Program, Signature
 
 from .arguments import ArgumentBinder
@@ -76,6 +77,9 @@ class CompiledProgram:
         mutated = {s.name for s in signature.outputs if s.role == "mutated_input"}
         self._mutated = [k for k, s in enumerate(signature.user_inputs) if s.name in mutated]
         self._input_index = {s.name: k for k, s in enumerate(signature.user_inputs)}
+        self._index_check = next(
+            (k for k, s in enumerate(signature.outputs) if s.role == "index_check"), None
+        )
         self._written_state = [
             (s.name, state[s.name])
             for s in signature.outputs
@@ -182,6 +186,8 @@ class CompiledProgram:
         """The module's outputs; buffers and inputs the program mutates are written in place,
         as eager writes them (so the ExportedProgram's own state sees the update too)."""
         sig = self.signature
+        if self._index_check is not None:  # before any write-back, as eager raises
+            raise_if_flagged(returned[self._index_check], sig.outputs[self._index_check].name)
         user = []
         inputs = {t.data_ptr() for t in user_inputs}
         for spec, value in zip(sig.outputs, returned):

@@ -33,6 +33,7 @@ from aten_mlir.dialects.dtypes import scalar_type_of
 from aten_mlir.dialects.opdefs import NAMESPACES
 
 from .arguments import call_fields, size_text
+from .index_checks import InProgramChecks, checked_before_call
 from .locations import describe_node, node_location
 from .masked_results import masked_result_vals
 from .program import InputSpec, OutputSpec, Program, Signature
@@ -203,6 +204,7 @@ class _Importer:
     def __init__(self, ep: torch.export.ExportedProgram):
         self.ep = ep
         self.values: dict[torch.fx.Node, object] = {}  # ir.Value(s) or baked Python constants
+        self.checks = InProgramChecks(self.values, checked_before_call(ep))
 
     def run(self) -> Program:
         ctx = make_context()
@@ -226,6 +228,10 @@ class _Importer:
                             f"at {describe_node(node)}"
                         )
                 outputs, results, constant_outputs = self._outputs(out_node)
+                flags = self.checks.result()
+                if flags is not None:  # last: the runtime checks them before any write-back
+                    outputs.append(OutputSpec("index_check", flags[1]))
+                    results.append(flags[0])
                 func.ReturnOp(results, loc=ir.Location.name("output"))
             _erase_unused_size_arithmetic(block)
             fn.attributes["function_type"] = ir.TypeAttr.get(
@@ -314,6 +320,7 @@ class _Importer:
                 self.values[node] = SYMBOLIC_IMPORTERS[target](*self._arg(node.args))
             elif isinstance(target, torch._ops.OpOverload) and target.namespace in NAMESPACES:
                 self.values[node] = self._import_aten(node)
+                self.checks.after(node)
             else:
                 raise UnsupportedOpError(
                     f"import: '{_target_name(target)}' is not an ATen op the aten dialect can "

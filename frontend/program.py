@@ -13,7 +13,7 @@ from aten_mlir.dialects import describe_location, make_context
 
 # Argument / result attribute keys naming a role; the value is the fully qualified name.
 INPUT_ROLES = ("parameter", "buffer", "constant", "user_input")
-OUTPUT_ROLES = ("user_output", "mutated_buffer", "mutated_input")
+OUTPUT_ROLES = ("user_output", "mutated_buffer", "mutated_input", "index_check")
 
 
 class IRParseError(ValueError):
@@ -29,7 +29,9 @@ class InputSpec:
 @dataclass(frozen=True)
 class OutputSpec:
     role: str  # one of OUTPUT_ROLES
-    name: str  # the output's FX name, or the fully qualified name of what it writes back
+    # the output's FX name, the fully qualified name of what it writes back, or for the
+    # `index_check` flags the JSON list of their messages (`frontend/index_checks.py`)
+    name: str
 
 
 @dataclass

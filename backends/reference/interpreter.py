@@ -13,6 +13,7 @@ import torch
 from mlir import ir
 
 from aten_mlir.dialects import ResultKind, describe_location, dtype_of, get_op_def, op_arguments
+from aten_mlir.frontend.index_checks import raise_if_flagged
 from aten_mlir.frontend.program import Program
 from aten_mlir.registry import Registry
 
@@ -293,6 +294,9 @@ def _mismatches(t: ir.RankedTensorType, value: torch.Tensor, sizes: bool = True)
 
 def _user_outputs(program: Program, returned: list, user_inputs):
     sig = program.signature
+    for spec, value in zip(sig.outputs, returned):
+        if spec.role == "index_check":  # before any write-back, as eager raises
+            raise_if_flagged(value, spec.name)
     inputs_by_name = dict(zip((s.name for s in sig.user_inputs), user_inputs))
     user = []
     for spec, value in zip(sig.outputs, returned):
