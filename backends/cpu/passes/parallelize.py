@@ -25,7 +25,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, builtin, func, llvm, scf
 
-from aten_mlir.passes.ir import constant_int, defined_functions, nested_ops
+from aten_mlir.passes.ir import constant_int, defined_functions, walked_ops
 from aten_mlir.passes.registry import ModulePass, option, register_pass
 
 from .parallel_deps import iterations_independent
@@ -150,34 +150,37 @@ def _find(block: ir.Block, min_work: int, out: list) -> None:
 
 def _has_dynamic_loop(op: ir.Operation) -> bool:
     """Some loop in `op` (or `op`) has trips known only at run time."""
-    loops = [o for o in (op, *nested_ops(op)) if o.name in ("scf.for", "scf.parallel")]
+    loops = [o for o in walked_ops(op) if o.name in ("scf.for", "scf.parallel")]
     return any(None in _static_trips(o) for o in loops)
 
 
-def _captures(loop: ir.Operation) -> list[ir.Value]:
-    """Values the loop uses and does not define (its bounds included), each once. One walk: the
-    nested ops in order, each operand checked against what was defined so far inside (results
-    and block arguments; dominance puts a definition before its uses in this order), instead of
-    walking each operand's owner up to the loop (ops x depth: 58% of train_transformer's
+def _captures(loop: ir.Operation) -> tuple[list[ir.Value], list[ir.Operation]]:
+    """Values the loop uses and does not define (its bounds included), each once, in the order
+    of first use, and the loop with every op nested in it. One walk collects the ops; the
+    values defined inside are their results and their blocks' arguments (not walking each
+    operand's owner up to the loop: ops x depth, 58% of train_transformer's
     `cpu-parallelize-loops`)."""
-    found, seen = [], set()
+    ops: list[ir.Operation] = []
+
+    def visit(op):
+        ops.append(op)
+        return ir.WalkResult.ADVANCE
+
+    loop.walk(visit, ir.WalkOrder.PRE_ORDER)
     defined: set = set()
-    stack = [loop]
-    while stack:
-        op = stack.pop()
-        for v in op.operands:
-            if v not in seen and v not in defined:
-                seen.add(v)
-                found.append(v)
+    for op in ops:
         if op is not loop:
             defined.update(op.results)
-        nested = []
         for region in op.regions:
             for block in region.blocks:
                 defined.update(block.arguments)
-                nested.extend(o.operation for o in block.operations)
-        stack.extend(reversed(nested))
-    return found
+    found, seen = [], set()
+    for op in ops:
+        for v in op.operands:
+            if v not in defined and v not in seen:
+                seen.add(v)
+                found.append(v)
+    return found, ops
 
 
 def _field_type(t: ir.Type) -> ir.Type | None:
@@ -289,7 +292,8 @@ def _call(plan: _Plan, name: str, body_t: ir.Type, ctx: ir.Value, trips: ir.Valu
 
 def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -> bool:
     loop = plan.loop
-    captures = [v for v in _captures(loop) if not _is_cloned(v)]
+    used, ops = _captures(loop)  # `ops`: the ops whose operands are remapped below
+    captures = [v for v in used if not _is_cloned(v)]
     fields = [_field_type(v.type) for v in captures]
     if None in fields:
         return False
@@ -313,7 +317,7 @@ def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -
         with ir.InsertionPoint(entry):
             ctx_arg, begin, end = entry.arguments
             mapping = {}
-            for v in _captures(loop):
+            for v in used:
                 if _is_cloned(v):
                     mapping[v] = v.owner.clone().results[0]
             for k, (v, field_t) in enumerate(zip(captures, fields)):
@@ -322,7 +326,7 @@ def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -
         loop.move_before(ret)
         # per op of the loop, not per use of each value: a constant has thousands of uses
         # across a model's function
-        for op in [loop, *nested_ops(loop)]:
+        for op in ops:
             for k, value in enumerate(op.operands):
                 new = mapping.get(value)
                 if new is not None:
