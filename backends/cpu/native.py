@@ -180,6 +180,47 @@ def compile_llvm_module(
     )
 
 
+def store_llvm_module(
+    module: ir.Module, *, opt_level: int = 3, cache_dir: str | Path | None = None
+) -> tuple[str, bool] | None:
+    """`compile_llvm_module`'s build without the load: the module's library in the cache
+    directory, built unless a valid entry for this target is there; (its key, whether it was
+    there). None when nothing can be stored (no linker: the JIT; a directory that cannot be
+    written). The isolated lowering child builds its module this way, so a graph's build starts
+    as soon as its lowering ends; the caller loads the entry (`load_cached_library`), which
+    checks it like any cache hit, and builds the module itself when that fails."""
+    if opt_level not in (0, 1, 2, 3):
+        raise ValueError(f"opt_level must be 0..3, got {opt_level!r}")
+    directory = cache_directory(cache_dir)
+    if link_command([Path("x.o")], Path("x.so")) is None:
+        return None
+    try:
+        check_writable(directory)
+    except OSError:  # the caller's own compile builds privately and warns
+        return None
+    source, functions, glue = _source(module)
+    llvm_ir = _translate(source)
+    entry = Entry(directory, cache_key(llvm_ir, opt_level, target_key()))
+    meta = entry.read_sidecar()
+    if meta is not None and meta.get("target") == target_key():
+        return entry.key, True
+    _start_support_builds(directory)
+    try:
+        _build(
+            llvm_ir,
+            entry,
+            opt_level=opt_level,
+            functions=functions,
+            glue=glue,
+            cpu=cpu_target(),
+            load=False,
+        )
+    except OSError:  # the directory went away or filled up: the caller builds
+        return None
+    stored(directory, _size(entry.so) + _size(entry.sidecar))
+    return entry.key, False
+
+
 def _source(module_or_text: ir.Module | str) -> tuple[bytes, list[str], list[str]]:
     """What mlir-translate reads, the functions with a C interface, and the other functions of
     glue. Bytecode, not text: on GPT-2 small it is a quarter of the size, and writing plus
@@ -222,16 +263,21 @@ def _translate(source: bytes) -> bytes:
     return _run([_tool("mlir", "mlir-translate"), "--mlir-to-llvmir"], source)
 
 
-def load_cached_library(key: str, cache_dir: str | Path | None = None) -> NativeLibrary | None:
+def load_cached_library(
+    key: str, cache_dir: str | Path | None = None, *, from_cache: bool = True
+) -> NativeLibrary | None:
     """The library of cache entry `key` (a `NativeLibrary.key`), or None when it is missing,
-    corrupt or not ours: lets a caller that keys on its own input skip MLIR entirely."""
+    corrupt or not ours: lets a caller that keys on its own input skip MLIR entirely.
+    `from_cache=False`: an entry a `store_llvm_module` of this compile just built."""
     if not isinstance(key, str) or not KEY.fullmatch(key):
         return None
     entry = Entry(cache_directory(cache_dir), key)
     loaded, _ = _load(entry)
     if loaded is None:
         return None
-    return NativeLibrary(loaded[0], path=entry.so, key=key, functions=loaded[1], from_cache=True)
+    return NativeLibrary(
+        loaded[0], path=entry.so, key=key, functions=loaded[1], from_cache=from_cache
+    )
 
 
 def _load(entry: Entry):
@@ -277,10 +323,11 @@ def _build(
     functions: list[str],
     glue: list[str],
     cpu: CpuTarget,
-) -> ctypes.CDLL:
+    load: bool = True,
+) -> ctypes.CDLL | None:
     """Runs the tools and publishes `<key>.so`, then `<key>.json`, each atomically; returns the
     library, loaded from our own file before it is published (a racing process may replace
-    the published one)."""
+    the published one). `load=False`: published unloaded (whoever loads it checks it)."""
     amx = _AMX.search(llvm_ir) is not None
     target = [f"-mtriple={_default_triple()}", *cpu.llvm_flags()]
 
@@ -297,7 +344,7 @@ def _build(
         with atomic_path(entry.so) as so:
             link(objects, so, entry.directory)
             digest = file_sha256(so)
-            handle = _open(so, functions, entry.directory, amx=amx)
+            handle = _open(so, functions, entry.directory, amx=amx) if load else None
     entry.write_sidecar(digest, functions, opt_level, cpu, target=target_key(), amx=amx)
     return handle
 

@@ -143,11 +143,11 @@ def test_unknown_target():
 
 _FRESH_PROCESS = """
 import sys, torch, aten_mlir
-import aten_mlir.backends.compiler as compiler
+import aten_mlir.backends.lowering as lowering
 from tests.backends.test_compile import Counter
 def no_mlir(*a, **k):
     raise AssertionError("the MLIR pipeline ran")
-compiler._lower = no_mlir
+lowering.lower = no_mlir
 ep = torch.export.export(Counter(), (torch.ones(3),))
 program = aten_mlir.compile(ep, cache_dir=sys.argv[1])
 assert program.from_cache
@@ -190,16 +190,16 @@ def test_a_corrupt_cache_entry_is_ignored_and_rebuilt(tmp_path):
 def _abort_in(pipeline_part: str, monkeypatch):
     """Makes the stage whose pipeline contains `pipeline_part` abort the process it runs in,
     as an MLIR assertion does (the forked compile child inherits the patch)."""
-    from aten_mlir.backends import compiler
+    from aten_mlir.backends import lowering
 
-    real = compiler.run_pipeline
+    real = lowering.run_pipeline
 
     def aborting(module, pipeline, **kwargs):
         if pipeline_part in str(pipeline):
             os.abort()
         return real(module, pipeline, **kwargs)
 
-    monkeypatch.setattr(compiler, "run_pipeline", aborting)
+    monkeypatch.setattr(lowering, "run_pipeline", aborting)
 
 
 def test_an_abort_in_a_stage_is_a_compile_error(monkeypatch):
@@ -220,19 +220,19 @@ def test_an_abort_in_a_stage_is_a_compile_error(monkeypatch):
 
 
 def test_a_triton_stage_failure_repro_names_the_triton_pipeline(monkeypatch):
-    from aten_mlir.backends import compiler
+    from aten_mlir.backends import lowering
     from aten_mlir.backends.triton.pipeline import TRITON_STAGES
     from aten_mlir.passes import PipelineError
 
     fusion = next(s for s in TRITON_STAGES if s.name == "fusion")
-    real = compiler.run_pipeline
+    real = lowering.run_pipeline
 
     def failing(module, pipeline, **kwargs):
         if pipeline == fusion.pipeline:
             raise PipelineError("injected")
         return real(module, pipeline, **kwargs)
 
-    monkeypatch.setattr(compiler, "run_pipeline", failing)
+    monkeypatch.setattr(lowering, "run_pipeline", failing)
     ep = torch.export.export(Fn(lambda x: torch.relu(x) + 1), (torch.randn(3, 4),))
     with pytest.raises(aten_mlir.CompileError) as info:
         aten_mlir.compile(ep, target="triton")
@@ -250,7 +250,7 @@ def test_a_main_without_return_is_rejected_before_lowering():
         aten_mlir.compile(program, cache=False)
 
 
-def test_compile_later_lowers_in_the_background_and_finishes_when_asked(monkeypatch):
+def test_compile_later_lowers_and_builds_in_the_background(monkeypatch, tmp_path):
     from aten_mlir.backends import compiler, cpu
 
     calls = []
@@ -259,12 +259,33 @@ def test_compile_later_lowers_in_the_background_and_finishes_when_asked(monkeypa
         cpu, "compile_llvm_module", lambda *a, **k: calls.append(1) or build(*a, **k)
     )
     x = torch.randn(3, 4)
-    first = compiler.compile_later(torch.export.export(Fn(torch.tanh), (x,)), cache=False)
-    second = compiler.compile_later(torch.export.export(Fn(torch.sigmoid), (x,)), cache=False)
-    assert calls == []  # both lowered, neither built yet
-    torch.testing.assert_close(second()(x), torch.sigmoid(x))
-    torch.testing.assert_close(first()(x), torch.tanh(x))
-    assert calls == [1, 1]
+    first = compiler.compile_later(
+        torch.export.export(Fn(torch.tanh), (x,)), cache=False, cache_dir=tmp_path
+    )
+    second = compiler.compile_later(
+        torch.export.export(Fn(torch.sigmoid), (x,)), cache=False, cache_dir=tmp_path
+    )
+    # both lowered and built by their children, which stored the libraries: this process
+    # only loads them
+    for finish, fn in ((second, torch.sigmoid), (first, torch.tanh)):
+        compiled = finish()
+        torch.testing.assert_close(compiled(x), fn(x))
+        assert not compiled.library.from_cache and compiled.library.path.parent == tmp_path
+    assert calls == []
+
+
+def test_a_library_the_child_stored_that_does_not_load_is_built_here(monkeypatch, tmp_path):
+    from aten_mlir.backends import compiler, cpu
+
+    stored = []
+    # as if the entry were damaged or evicted between the child's store and this load
+    monkeypatch.setattr(cpu, "load_cached_library", lambda key, *a, **k: stored.append(key))
+    x = torch.randn(3, 4)
+    finish = compiler.compile_later(torch.export.export(Fn(torch.tanh), (x,)), cache_dir=tmp_path)
+    compiled = finish()
+    torch.testing.assert_close(compiled(x), torch.tanh(x))
+    assert stored == [compiled.library.key]  # the child's key is the module's own
+    assert compiled.library.from_cache  # the child's entry, found valid by the build here
 
 
 def test_a_stage_failure_of_compile_later_is_raised_by_its_result(monkeypatch):

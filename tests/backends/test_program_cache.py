@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 import aten_mlir
-from aten_mlir.backends import compiler, program_cache
+from aten_mlir.backends import compiler, lowering, program_cache
 from aten_mlir.backends.cpu.cache import CacheWarning
 from aten_mlir.backends.cpu.cache_dir import evict
 from aten_mlir.backends.program_cache import export_key, saved_signature
@@ -74,7 +74,7 @@ def forbid_import(monkeypatch):
 
     monkeypatch.setattr(torch.export.ExportedProgram, "run_decompositions", fail)
     monkeypatch.setattr(compiler, "import_program", fail)
-    monkeypatch.setattr(compiler, "_lower", fail)
+    monkeypatch.setattr(lowering, "lower", fail)
 
 
 @pytest.fixture

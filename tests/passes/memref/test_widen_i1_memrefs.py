@@ -31,13 +31,13 @@ class _Stack(torch.nn.Module):
 
 
 def test_runtime_alias_check_lowers_with_i8_flags(tmp_path, monkeypatch):
-    from aten_mlir.backends import compiler
+    from aten_mlir.backends import lowering
     from aten_mlir.passes.bufferization import split_deallocs
 
     # outlined layers whose results cannot be freed one by one (as if a layer returned a view
     # of its input), and no re-lowering with the layers inline: dealloc_helper reaches `llvm`
     monkeypatch.setattr(split_deallocs, "_split", lambda dealloc, fresh: False)
-    monkeypatch.setattr(compiler, "_alias_checked", lambda module: False)
+    monkeypatch.setattr(lowering, "_alias_checked", lambda module: False)
     torch.manual_seed(0)
     model, x = _Stack().eval(), torch.randn(2, 8, 16)
     program = aten_mlir.compile(torch.export.export(model, (x,)), dump_dir=tmp_path)
