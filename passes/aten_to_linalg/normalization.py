@@ -7,6 +7,8 @@ Group norm works on an (N, G, C/G, HxW) view of the input (collapse/expand_shape
 
 from __future__ import annotations
 
+import os
+
 from mlir import ir
 from mlir.dialects import arith, math
 
@@ -92,7 +94,7 @@ def lower_layer_norm(op, rw):
     dims = list(range(axis, rank))
     acc = acc_type(out_t.element_type)
     with rw.at():
-        if f32_rows(x, dims, acc) and a["eps"] is not None:
+        if f32_rows(x, dims, acc, _into_gelu(op)) and a["eps"] is not None:
             mean, rstd = stats_f32(x, dims, a["eps"])
         else:
             mean, rstd = stats(x, dims, acc, a["eps"])
@@ -112,6 +114,23 @@ def lower_layer_norm(op, rw):
             as_result(mean, rw.result_type(1), dims),
             as_result(rstd, rw.result_type(2), dims),
         )
+
+
+def _into_gelu(op) -> bool:
+    """The normalized result (result 0) is read by a GELU: an aten.gelu, or the generic it
+    became (consumers are often lowered first), whose body computes an erf or tanh."""
+    if os.environ.get("ATEN_MLIR_LN_GELU_F32", "1") == "0":  # A/B against the size rule
+        return False
+    for use in op.results[0].uses:
+        user = use.owner
+        if user.name == "aten.gelu":
+            return True
+        if user.name == "linalg.generic" and any(
+            inner.name in ("math.erf", "math.tanh")
+            for inner in user.regions[0].blocks[0].operations
+        ):
+            return True
+    return False
 
 
 def _channel_dims(rank: int) -> list[int]:

@@ -70,6 +70,21 @@ func.func @layer_norm_streamed(%x: tensor<4096x1024xf32>, %y: tensor<4096x768xf3
 
 // -----
 
+// ...but rows of <= 1024 whose normalized values go into a GELU take the f32 sums anyway
+// (the GELU's erf work in the row nest hides the row loads): the two-output f32 pass.
+// CHECK-LABEL: func.func @layer_norm_into_gelu
+// CHECK: linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%{{.+}} : tensor<4096x1024xf32>) outs(%{{.+}}, %{{.+}} : tensor<4096xf32>, tensor<4096xf32>)
+// CHECK-NOT: tensor<4096xf64>
+// CHECK: math.erf
+// CHECK-NOT: aten.
+func.func @layer_norm_into_gelu(%x: tensor<4096x1024xf32>) -> tensor<4096x1024xf32> {
+  %0:3 = "aten.native_layer_norm"(%x) {eps = 1.000000e-05 : f64, normalized_shape = array<i64: 1024>, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0>} : (tensor<4096x1024xf32>) -> (tensor<4096x1024xf32>, tensor<4096x1xf32>, tensor<4096x1xf32>)
+  %1 = "aten.gelu"(%0#0) {approximate = "none"} : (tensor<4096x1024xf32>) -> tensor<4096x1024xf32>
+  return %1 : tensor<4096x1024xf32>
+}
+
+// -----
+
 // Group norm reduces an (N, G, C/G, HxW) view of the input: no copies.
 // CHECK-LABEL: func.func @group_norm
 // CHECK: %[[C:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0], [1], [2, 3]] : tensor<2x6x4x5xf32> into tensor<2x6x20xf32>

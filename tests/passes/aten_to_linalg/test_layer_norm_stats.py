@@ -142,6 +142,36 @@ def test_layer_norm_streamed_rows_f64_statistics():
     assert _error(rstd, ref_rstd, ref_rstd) <= 1e-7
 
 
+class _LayerNormGelu(torch.nn.Module):
+    def __init__(self, n: int, gelu: bool):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(n)
+        self.gelu = gelu
+
+    def forward(self, x):
+        y = self.norm(x)
+        return torch.nn.functional.gelu(y) if self.gelu else y
+
+
+@pytest.mark.parametrize("gelu", [True, False])
+def test_layer_norm_into_gelu_f32_statistics(gelu, tmp_path):
+    """A streamed [4096, 1024] LayerNorm whose rows go into a GELU takes the f32 statistics
+    (its erf work hides the row loads), alone the f64 sums; both as accurate as eager at an
+    offset of 1e4."""
+    x = torch.randn(4096, 1024, generator=G) + 1e4
+    m = _LayerNormGelu(1024, gelu).eval()
+    with torch.no_grad():
+        torch.nn.init.normal_(m.norm.weight, generator=G)
+        torch.nn.init.normal_(m.norm.bias, generator=G)
+        out = aten_mlir.compile(torch.export.export(m, (x,)), dump_dir=tmp_path)(x)
+        reference = m.double()(x.double())
+        eager = m.float()(x)
+    linalg = next(tmp_path.glob("*-aten-to-linalg.mlir")).read_text()
+    assert ("xf64>" in linalg) is not gelu
+    error = (out.double() - reference).abs().max()
+    assert error <= 1.5 * (eager.double() - reference).abs().max(), error
+
+
 class _BatchNorm(torch.nn.Module):
     def __init__(self, c: int):
         super().__init__()
