@@ -225,6 +225,7 @@ class _Plan:
                 f"{len(specs)} inputs and {len(program._seed_args)} seeds"
             )
         self.slots: dict = {}
+        self._native: dict = {}  # result slot -> (native function, result index)
         self.template: list = []
         self.user: list[int] = []  # the slot of each user input
         self.seeds: list[int] = []
@@ -254,6 +255,26 @@ class _Plan:
                 self.returned = [(self.slots[v], _dtype(t)) for v, t in zip(op.operands, types)]
                 break
             self.steps.append(self._step(op, program, library, fixed))
+        self._flags_as_bytes(program)
+
+    def _flags_as_bytes(self, program) -> None:
+        """The `index_check` flags come back from their native call as bytes: the runtime only
+        reads them, and wrapping them as a tensor cost 3-4 us a call."""
+        if program._index_check is None:
+            return
+        slot = self.returned[program._index_check][0]
+        if any(slot in operands for _, operands, _ in self.steps):
+            return  # read by another step: it stays a tensor
+        for _, _, results in self.steps:
+            for r, (result_slot, _dtype) in enumerate(results):
+                native = self._native.get(result_slot)
+                if result_slot == slot and native is not None:
+                    function, index = native
+                    if hasattr(function, "read_as_bytes"):
+                        function.read_as_bytes(index)
+                        results[r] = (result_slot, None)
+                        self.returned[program._index_check] = (slot, None)
+                    return
 
     def _slot(self, value) -> int:
         self.slots[value] = len(self.template)
@@ -288,6 +309,8 @@ class _Plan:
             and isinstance(self.template[s], torch.Tensor)
             and self.template[s].is_contiguous()
         }
+        for r, (slot, _) in enumerate(results):
+            self._native[slot] = (function, r)
         if bound and hasattr(function, "bind"):
             call = function.bind(bound)
             operands = [s for i, s in enumerate(operands) if i not in bound]

@@ -348,12 +348,15 @@ def _i1():
     return ir.IntegerType.get_signless(1)
 
 
-def raise_if_flagged(flags: torch.Tensor, messages: str) -> None:
-    """Raises `IndexError` with the first set flag's message. (The bytes read directly: 1 us a
-    call, where `flags.numpy().any()` took 4.4.)"""
-    if not flags.is_contiguous():
+def raise_if_flagged(flags, messages: str) -> None:
+    """Raises `IndexError` with the first set flag's message. `flags` is their bytes (from a
+    native call) or a bool tensor; its bytes are read directly (1 us a call, where
+    `flags.numpy().any()` took 4.4)."""
+    if isinstance(flags, bytes):
+        raw = flags
+    else:
         flags = flags.contiguous()
-    raw = ctypes.string_at(flags.data_ptr(), flags.numel())
+        raw = ctypes.string_at(flags.data_ptr(), flags.numel() * flags.element_size())
     if raw.count(0) != len(raw):
         k = next(k for k, b in enumerate(raw) if b)
         raise IndexError(json.loads(messages)[k])

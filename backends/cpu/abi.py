@@ -187,6 +187,8 @@ class NativeFunction:
             words += _words(spec.rank)
         self._result_layout = tuple(layout)
         self._resbuf_t = ctypes.c_int64 * words
+        # results wanted as their bytes, not a tensor (`read_as_bytes`)
+        self._bytes_results: frozenset[int] = frozenset()
         # One ctypes call of five arguments (threads.c `aten_mlir_call`) rather than one argument
         # per descriptor: ctypes converts each, 40 ns apiece (1.6 us of a 35 us call with 41).
         call, most = threads.caller() if isinstance(raw, ctypes._CFuncPtr) else (None, 0)
@@ -194,6 +196,14 @@ class NativeFunction:
         self._call = call if call is not None and 0 < pointers <= most else None
         self._address = ctypes.cast(raw, ctypes.c_void_p).value if self._call else None
         self._offsets_array = (ctypes.c_int64 * max(1, len(offsets)))(*offsets)
+
+    def read_as_bytes(self, index: int) -> None:
+        """Result `index` comes back as `bytes` (a contiguous static one): the runtime's
+        index-check flags, read once and dropped; wrapping them as a tensor cost 3-4 us."""
+        spec = self.result_specs[index]
+        if spec.static_shape is None:
+            raise ValueError(f"{self.name}: result {index} ({spec.text}) is not static")
+        self._bytes_results = self._bytes_results | {index}
 
     def __repr__(self) -> str:
         args = ", ".join(s.text for s in self.arg_specs)
@@ -294,10 +304,15 @@ class NativeFunction:
     def _take_results(self, raw: list[int], input_pointers: list[int]) -> list[torch.Tensor]:
         outputs, owners = [], {}
         try:
-            for spec, at, strides_at, end, static_strides in self._result_layout:
+            for k, (spec, at, strides_at, end, static_strides) in enumerate(self._result_layout):
                 alloc, aligned, offset = raw[at : at + 3]
                 sizes = tuple(raw[at + 3 : strides_at])
                 strides = tuple(raw[strides_at:end])
+                if k in self._bytes_results:
+                    outputs.append(_bytes_of(spec, alloc, aligned, offset, sizes, strides))
+                    if alloc not in _NOT_HEAP and alloc not in input_pointers:
+                        owners.setdefault(alloc, _Allocation(alloc, self._free))
+                    continue
                 # a `?` result in its own row-major buffer is wrapped too, not copied out
                 static_strides = static_strides or _strides_of(sizes)
                 # a result returned in its own heap buffer becomes the tensor's storage; one
@@ -326,6 +341,13 @@ class NativeFunction:
             # owned buffers are freed with their last tensor (or here, on an error)
             owners.clear()
         return outputs
+
+
+def _bytes_of(spec: MemRefSpec, alloc, aligned, offset, sizes, strides) -> bytes:
+    address = aligned + offset * spec.itemsize
+    if sizes != spec.static_shape or strides != spec.strides:
+        return _copy_out(spec, address, sizes, strides).numpy().tobytes()
+    return ctypes.string_at(address, math.prod(sizes) * spec.itemsize)
 
 
 def _copy_out(spec: MemRefSpec, address: int, sizes: tuple, strides: tuple):
