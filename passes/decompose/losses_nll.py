@@ -1,6 +1,7 @@
 """Cross entropy and negative log likelihood -> core aten, along ATen's own chain in
 `LossNLL.cpp`: `cross_entropy_loss -> _log_softmax + nll_loss_nd -> nll_loss / nll_loss2d ->
-nll_loss_forward / nll_loss2d_forward -> gather, where, sum`. Also the multilabel margin loss."""
+nll_loss_forward / nll_loss2d_forward -> gather, where, sum`, their backward as a scatter. Also the
+multilabel margin loss."""
 
 from __future__ import annotations
 
@@ -199,6 +200,51 @@ def decompose_nll_loss2d_forward(op, rewriter):
     """aten.nll_loss2d_forward -> aten.ne.Scalar, aten.where.self, aten.gather, aten.neg,
     aten.sum.dim_IntList, aten.div.Tensor (+ aten.mul.Tensor, aten.index.Tensor with a weight)"""
     return _nll_forward(op, rewriter, 1)
+
+
+def _nll_backward(op, rewriter, class_dim: int):
+    """Zeros but, at each kept target's class, -grad_output (over the total weight under mean)
+    times weight[target], as ATen's nll_loss_backward kernels write it. A scatter, whose
+    targets are clamped into the class dim: ATen's kernel (the fallback otherwise) writes
+    wherever an out-of-range target points, and crashed the process on 1 << 40."""
+    a = rewriter.args
+    g, x, target, weight = a["grad_output"], a["self"], a["target"], a["weight"]
+    if not is_float(x):
+        return None
+    kept = rewriter.aten("aten.ne.Scalar", target, a["ignore_index"])
+    index = to_dtype(rewriter, target, torch.int64)
+    index = rewriter.aten("aten.where.self", kept, index, _zeros(rewriter, index))
+    if a["reduction"] == MEAN:
+        g = rewriter.aten("aten.div.Tensor", g, a["total_weight"])
+    grad = rewriter.aten("aten.neg", g)
+    zeros = _zeros(rewriter, to_dtype(rewriter, kept, dtype(x)))  # the target's shape
+    if weight is not None:
+        grad = rewriter.aten(
+            "aten.mul.Tensor", grad, rewriter.aten("aten.index.Tensor", weight, [index])
+        )
+    value = rewriter.aten("aten.where.self", kept, grad, zeros)  # ignored: 0 even if grad is inf
+    return rewriter.aten(
+        "aten.scatter.src",
+        _zeros(rewriter, x),
+        class_dim,
+        rewriter.aten("aten.unsqueeze", index, class_dim),
+        rewriter.aten("aten.unsqueeze", value, class_dim),
+        results=[op.results[0].type],
+    )
+
+
+@register_decomposition("aten.nll_loss_backward")
+def decompose_nll_loss_backward(op, rewriter):
+    """aten.nll_loss_backward -> aten.ne.Scalar, aten.where.self, aten.neg, aten.scatter.src
+    (+ aten.div.Tensor under mean, aten.index.Tensor with a weight)"""
+    return _nll_backward(op, rewriter, _class_dim(rewriter.args["self"]))
+
+
+@register_decomposition("aten.nll_loss2d_backward")
+def decompose_nll_loss2d_backward(op, rewriter):
+    """aten.nll_loss2d_backward -> aten.ne.Scalar, aten.where.self, aten.neg, aten.scatter.src
+    (+ aten.div.Tensor under mean, aten.index.Tensor with a weight)"""
+    return _nll_backward(op, rewriter, 1)
 
 
 @register_decomposition("aten.multilabel_margin_loss")
