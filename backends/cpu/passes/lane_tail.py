@@ -12,6 +12,11 @@ lanes/4 when `n & lanes/4`, ..., down to `narrowest` (one register), then one ma
 `narrowest` elements for `n % narrowest`. Every bound, branch condition and the one mask are
 computed here, at the nest's insertion point outside its row loops (the row-nest fusion
 moves them above the fused nest); the branches are the same for every row, so they predict.
+The masked step's stores go on halving (`split_stores`): unmasked pieces of narrowest/2, ...,
+2 lanes and one element, each when its bit of `n % narrowest` is set. On Zen 5 a load that
+overlaps the 64 bytes of a runtime-masked store waits about 20 cycles (~5 ns) even when only
+masked-off lanes overlap, and the next row's first load does exactly that; a static row's
+constant mask already becomes plain narrower stores in LLVM.
 A reduction combines each narrower step into its own slice of the full-width accumulator, so
 the row ends in the horizontal reduction a static row has.
 """
@@ -21,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, scf, vector
+from mlir.dialects import arith, memref, scf, vector
 
 from .vectorize_plan import neutral
 
@@ -35,6 +40,7 @@ class Tail:
     main_runs: ir.Value  # main_bound > 0: some whole step ran
     steps: tuple  # (width, start, condition): unmasked steps of narrower widths
     masked: tuple  # (width, start, condition, mask): the last partial step
+    pieces: tuple  # (width, offset, condition): the masked step's stores as unmasked pieces
 
 
 def _index(value: int) -> ir.Value:
@@ -63,7 +69,22 @@ def plan_tail(extent: ir.Value, lanes: int, narrowest: int) -> Tail:
     mask = vector.create_mask(ir.VectorType.get([width], ir.IntegerType.get_signless(1)), [count])
     masked = (width, start, arith.cmpi(ugt, count, zero), mask)
     main_runs = arith.cmpi(ugt, main_bound, zero)
-    return Tail(nonempty, main_bound, main_runs, tuple(steps), masked)
+    return Tail(nonempty, main_bound, main_runs, tuple(steps), masked, _pieces(count, width))
+
+
+def _pieces(count: ir.Value, width: int) -> tuple:
+    """(w, offset, condition) for w = width/2, ..., 1: the `count` (< width) elements as the
+    binary number they are; the piece of w starts after the larger pieces, at the bits of
+    `count` above w. Nothing for a width that is not a power of two (one masked store)."""
+    if not _power_of_two(width) or width < 2:
+        return ()
+    out, w, offset = [], width // 2, _index(0)
+    while w:
+        bit = arith.andi(count, _index(w))
+        out.append((w, offset, arith.cmpi(arith.CmpIPredicate.ne, bit, _index(0))))
+        offset = arith.addi(offset, bit)
+        w //= 2
+    return tuple(out)
 
 
 def emit_tail(emitter, tail: Tail, accs: list) -> list:
@@ -102,6 +123,8 @@ def _into(emitter, tail: Tail, accs: list) -> list:
         with ir.InsertionPoint(guard.then_block):
             parts = [_slice(acc, offset, width) for acc in accs]
             parts = emitter.step_at(width, start, parts, mask)
+            if mask is not None:
+                split_stores(guard.then_block, tail)
             scf.YieldOp([_insert(part, acc, offset) for part, acc in zip(parts, accs)])
         if accs:
             with ir.InsertionPoint(guard.else_block):
@@ -118,11 +141,45 @@ def _from_neutral(emitter, tail: Tail, kinds: list, types: list) -> list:
         guard = scf.IfOp(condition, slices, has_else=True)
         with ir.InsertionPoint(guard.then_block):
             start_values = [_neutral(k, t) for k, t in zip(kinds, slices)]
-            scf.YieldOp(emitter.step_at(width, start, start_values, mask))
+            parts = emitter.step_at(width, start, start_values, mask)
+            if mask is not None:
+                split_stores(guard.then_block, tail)
+            scf.YieldOp(parts)
         with ir.InsertionPoint(guard.else_block):
             scf.YieldOp([_neutral(k, t) for k, t in zip(kinds, slices)])
         out = [_insert(part, acc, offset) for part, acc in zip(guard.results, out)]
     return out
+
+
+def split_stores(block: ir.Block, tail: Tail) -> None:
+    """Each `vector.maskedstore` in `block` under the tail's mask -> `tail.pieces`: unmasked
+    stores of the value's first live lanes, each under its condition. Each piece is the low
+    half of what is left: the rest moves to the high half when the piece was stored (a select
+    on the same condition), so no piece needs a dynamic lane index. i1 elements (bit-packed in
+    LLVM's vectors, a byte each in memory) keep the masked store."""
+    mask = tail.masked[3]
+    for op in [o.operation for o in block.operations]:
+        if op.name != "vector.maskedstore" or op.operands[-2] != mask or not tail.pieces:
+            continue
+        element = ir.VectorType(op.operands[-1].type).element_type
+        if not isinstance(element, (ir.FloatType, ir.IntegerType)) or element.width % 8:
+            continue
+        base, *indices = list(op.operands)[:-2]
+        rest = op.operands[-1]
+        with ir.InsertionPoint(op), op.location:
+            for w, offset, condition in tail.pieces:
+                low, high = _slice(rest, 0, w), _slice(rest, w, w)
+                piece = scf.IfOp(condition)
+                with ir.InsertionPoint(piece.then_block):
+                    at = [*indices[:-1], arith.addi(indices[-1], offset)]
+                    if w == 1:
+                        memref.store(vector.extract(low, [], [0]), base, at)
+                    else:
+                        vector.store(low, base, at)
+                    scf.YieldOp([])
+                if w > 1:
+                    rest = arith.select(condition, high, low)
+        op.erase()
 
 
 def _slice(acc: ir.Value, offset: int, width: int) -> ir.Value:
