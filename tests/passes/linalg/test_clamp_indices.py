@@ -10,6 +10,7 @@ import torch
 from torch.export import Dim
 
 import aten_mlir
+from aten_mlir.frontend import index_checks
 from tests.support.triton import triton_interpreter  # noqa: F401  (fixture)
 
 
@@ -124,12 +125,17 @@ class ComputedIndex(torch.nn.Module):
 
 
 @pytest.mark.parametrize("target", ["cpu", "triton"])
-def test_a_computed_index_out_of_range_stays_inside_the_buffer(target, request):
-    """Eager raises; compiled code must not read outside `x` (garbage, or a crash): each
-    coordinate is clamped to its dim, so the result is rows of `x` itself."""
+def test_a_computed_index_out_of_range_stays_inside_the_buffer(target, request, monkeypatch):
+    """Eager raises, and so does the program (its index-check flag); under the flag, compiled
+    code must not read outside `x` (garbage, or a crash): each coordinate is clamped to its
+    dim, so with the flags off the result is rows of `x` itself."""
     if target == "triton":
         request.getfixturevalue("triton_interpreter")
     x = torch.randn(5, 3)
+    checked = _compiled(ComputedIndex(), (x, torch.tensor([0, 0])), target)
+    with pytest.raises(IndexError, match="out of range for dim 0 .size 5."):
+        checked(x, torch.tensor([1, 2]))
+    monkeypatch.setattr(index_checks.InProgramChecks, "result", lambda self: None)
     compiled = _compiled(ComputedIndex(), (x, torch.tensor([0, 0])), target)
     torch.testing.assert_close(compiled(x, torch.tensor([0, 0])), 2 * x[[0, 0]])
     out = compiled(x, torch.tensor([1, 2]))
