@@ -36,6 +36,8 @@ INDEXING = {
     "aten.gather.default": (2, 0, ("dim", 1), False),
     "aten.scatter.src": (2, 0, ("dim", 1), False),
     "aten.scatter.value": (2, 0, ("dim", 1), False),
+    "aten.scatter.reduce": (2, 0, ("dim", 1), False),
+    "aten.scatter.value_reduce": (2, 0, ("dim", 1), False),
     "aten.scatter_add.default": (2, 0, ("dim", 1), False),
     "aten.scatter_reduce.two": (2, 0, ("dim", 1), False),
     "aten.index_add.default": (2, 0, ("dim", 1), False),
@@ -228,6 +230,8 @@ class InProgramChecks:
             self._unpool(node, where)
         elif name == "aten.masked_scatter.default":
             self._masked_scatter(node, where)
+        elif name == "aten.take.default":
+            self._take(node, where)
 
     def result(self):
         """(the stacked flags, the messages as text) or None without flags."""
@@ -290,6 +294,20 @@ class InProgramChecks:
         self._add(
             self._any(bad),
             f"an index in '{indices.name}' is outside the output of size {shown} in {where}",
+        )
+
+    def _take(self, node, where):
+        """`take` indexes the flattened tensor; negative indices wrap."""
+        x, index = list(node.args)[:2]
+        if not _integral(index) or not isinstance(_val(x), torch.Tensor):
+            return
+        numel = _val(x).numel()
+        n = int(numel) if not isinstance(numel, torch.SymInt) else None
+        bad = self._out_of(index, n if n is not None else import_sym_numel(self.values[x]), True)
+        self._add(
+            self._any(bad),
+            f"an index in '{index.name}' is out of range for the {size_text(numel)} elements "
+            f"of '{x.name}' in {where}",
         )
 
     def _masked_scatter(self, node, where):

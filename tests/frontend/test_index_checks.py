@@ -39,6 +39,11 @@ class IndexPut(torch.nn.Module):
         return x.index_put((i,), v, accumulate=True)
 
 
+class Take(torch.nn.Module):
+    def forward(self, x, i):
+        return torch.take(x, i).sum() + x.scatter(1, i.view(1, -1) % 7, 2.0, reduce="add").sum()
+
+
 class Unpool(torch.nn.Module):
     def forward(self, x, i):
         return F.max_unpool2d(x, i, 2)
@@ -90,6 +95,20 @@ CASES = {
         [(x45, torch.tensor([-4, 3]), torch.randn(2, 5))],
         [(x45, torch.tensor([4, 0]), torch.randn(2, 5))],
         "index 4 is out of range",
+    ),
+    "take": (
+        Take(),
+        (x45, torch.tensor([0, 1])),
+        [(x45, torch.tensor([18, -20]))],
+        [(x45, torch.tensor([20, 0])), (x45, torch.tensor([-21, 0]))],
+        "out of range for the 20 elements",
+    ),
+    "scatter_value_reduce": (
+        Take(),
+        (x45, torch.tensor([0, 1])),
+        [(x45, torch.tensor([4, 3]))],
+        [(x45, torch.tensor([5, 3]))],
+        "out of range for dim 1 (size 5)",
     ),
     "max_unpool2d": (
         Unpool(),
