@@ -255,8 +255,8 @@ class InProgramChecks:
             return
         total = import_sym_numel(self.values[indices])
         bad = self._out_of(offsets, arith.AddIOp(total, as_index(1)).result, False)
-        self._add(
-            self._any(bad),
+        self._add_any(
+            bad,
             f"an offset in '{offsets.name}' is outside the {size_text(_val(indices).numel())} "
             f"indices of '{indices.name}' in {where}",
         )
@@ -275,8 +275,8 @@ class InProgramChecks:
         if isinstance(ignore, int):
             kept = self._bool("aten.ne.Scalar", target, ignore, like=target)
             bad = self._bool("aten.logical_and", bad, kept, like=target)
-        self._add(
-            self._any(bad),
+        self._add_any(
+            bad,
             f"a target in '{target.name}' is out of bounds for {size_text(classes)} classes "
             f"in {where}",
         )
@@ -291,8 +291,8 @@ class InProgramChecks:
             n = n.result
         bad = self._out_of(indices, n, False)
         shown = "x".join(s.name if isinstance(s, torch.fx.Node) else str(s) for s in output_size)
-        self._add(
-            self._any(bad),
+        self._add_any(
+            bad,
             f"an index in '{indices.name}' is outside the output of size {shown} in {where}",
         )
 
@@ -304,8 +304,8 @@ class InProgramChecks:
         numel = _val(x).numel()
         n = int(numel) if not isinstance(numel, torch.SymInt) else None
         bad = self._out_of(index, n if n is not None else import_sym_numel(self.values[x]), True)
-        self._add(
-            self._any(bad),
+        self._add_any(
+            bad,
             f"an index in '{index.name}' is out of range for the {size_text(numel)} elements "
             f"of '{x.name}' in {where}",
         )
@@ -360,6 +360,10 @@ class InProgramChecks:
 
     def _add(self, flag, message):
         self.flags.append((flag, message))
+
+    def _add_any(self, bad, message):
+        """A flag set when any element of `bad` is."""
+        self._add(self._any(bad), message)
 
 
 def _i1():
