@@ -140,6 +140,7 @@ _SAME_VALUES = {
 }
 _SOME_VALUES = {"aten.slice.Tensor", "aten.select.int", "aten.narrow.default"}
 _ADD = {"aten.add.Tensor", "aten.add.Scalar"}
+_END = 2**63 - 1  # a slice to the end
 _ARANGE = {"aten.arange.default", "aten.arange.start", "aten.arange.start_step"}
 
 
@@ -260,6 +261,17 @@ class InProgramChecks:
             f"an offset in '{offsets.name}' is outside the {size_text(_val(indices).numel())} "
             f"indices of '{indices.name}' in {where}",
         )
+        # eager requires offsets[0] == 0 and offsets that do not decrease
+        first = self._slice(offsets, 0, 1)
+        self._add_any(
+            self._bool("aten.ne.Scalar", first, 0, like=first),
+            f"the first offset in '{offsets.name}' is not 0 in {where}",
+        )
+        later, earlier = self._slice(offsets, 1, _END), self._slice(offsets, 0, -1)
+        self._add_any(
+            self._bool("aten.lt.Tensor", later, earlier, like=later),
+            f"the offsets in '{offsets.name}' decrease in {where}",
+        )
 
     def _targets(self, node, where, ignore_at, ignore_default):
         args = list(node.args)
@@ -349,10 +361,24 @@ class InProgramChecks:
         under = self._bool("aten.lt.Scalar", index, low, like=index)
         return self._bool("aten.logical_or", high, under, like=index)
 
+    def _slice(self, node, start, end) -> ir.Value:
+        """`node[start:end]` along dim 0 of a 1-d tensor (`end` may be negative)."""
+        t = ir.RankedTensorType(self.values[node].type)
+        n = t.shape[0]
+        if t.is_dynamic_dim(0):
+            size = ir.ShapedType.get_dynamic_size()
+        else:
+            size = len(range(n)[start:end])
+        result = ir.RankedTensorType.get([size], t.element_type)
+        return build_aten(
+            "aten.slice.Tensor", self.values[node], 0, start, end, 1, results=[result]
+        ).result
+
     def _bool(self, op, a, b, like):
         a = self.values[a] if isinstance(a, torch.fx.Node) else a
         b = self.values[b] if isinstance(b, torch.fx.Node) else b
-        shape = ir.RankedTensorType(self.values[like].type).shape
+        like = self.values[like] if isinstance(like, torch.fx.Node) else like
+        shape = ir.RankedTensorType(like.type).shape
         return build_aten(op, a, b, results=[ir.RankedTensorType.get(shape, _i1())]).result
 
     def _any(self, bad):

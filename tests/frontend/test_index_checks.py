@@ -131,6 +131,19 @@ CASES = {
         [(torch.tensor([1, 10, 3, 4]), torch.tensor([0, 2]))],
         "dim 0 (size 10)",
     ),
+    "embedding_bag_offsets": (
+        BagOfIndices(),
+        (torch.tensor([1, 2, 3, 4]), torch.tensor([0, 2, 3])),
+        [
+            (torch.tensor([1, 2, 3, 4]), torch.tensor([0, 2, 2])),
+            (torch.tensor([1, 2, 3, 4]), torch.tensor([0, 4, 4])),
+        ],
+        [
+            (torch.tensor([1, 2, 3, 4]), torch.tensor([1, 2, 3])),
+            (torch.tensor([1, 2, 3, 4]), torch.tensor([0, 3, 2])),
+        ],
+        "offset",
+    ),
 }
 
 
