@@ -1,14 +1,17 @@
 """`cpu-parallelize-loops`: the outer parallel loops of CPU code run on the thread pool.
 
 Each outermost loop whose iterations are independent, with enough work to pay for waking the
-workers, is outlined into `func.func private @<f>_parallel<i>(%ctx: !llvm.ptr, %begin: index,
-%end: index)`: the loop itself, restricted to iterations [begin, end) of its outer dim (or of its
-leading dims flattened, when the first has too few trips to share). What the loop reads from the
-function (memrefs, scalars, vectors) is stored in a context struct on the caller's stack; constants
-are cloned instead. The loop's place gets the stores and `aten_mlir_parallel_for(@outlined, ctx,
-trips)`, which `backends/cpu/threads.c` runs on `torch.get_num_threads()` threads, and at one
-thread as one call over every iteration. A loop's body is untouched: inner vector loops stay
-whole, and loops nested in an outlined one run serially on their thread.
+workers, is outlined into `func.func private @<f>_parallel<i>(%ctx: !llvm.ptr, %begin: index, %end:
+index)`: the loop itself, restricted to iterations [begin, end) of its outer dim (or of its leading
+dims flattened, when the first has too few trips to share). What the loop reads from the function
+(memrefs, scalars, vectors) is stored in a context struct on the caller's stack; constants are
+cloned instead, and a broadcast is rebuilt inside from its source (a hoisted `vector<32xindex>` of a
+`?` size: one i64 crosses instead of 256 bytes). Index values cross as i64 (vectors of index as
+vectors of i64: LLVM has no index type, and a struct field of `vector<Nxindex>` made mlir-translate
+assert). The loop's place gets the stores and `aten_mlir_parallel_for(@outlined, ctx, trips)`, which
+`backends/cpu/threads.c` runs on `torch.get_num_threads()` threads, and at one thread as one call
+over every iteration. A loop's body is untouched: inner vector loops stay whole, and loops nested in
+an outlined one run serially on their thread.
 
 `scf.parallel` nests without reductions are independent by construction; an `scf.for` (what the
 vectorize passes emit) is when `parallel_deps` proves it. Memrefs cross as their LLVM
@@ -189,6 +192,13 @@ def _field_type(t: ir.Type) -> ir.Type | None:
         return ir.IntegerType.get_signless(64)
     if isinstance(t, (ir.IntegerType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)):
         return t
+    if isinstance(t, ir.VectorType) and t.rank != 1:
+        return None  # an n-D vector is an LLVM array of vectors: llvm.store takes no such value
+    if isinstance(t, ir.VectorType) and isinstance(t.element_type, ir.IndexType):
+        i64 = ir.IntegerType.get_signless(64)
+        return ir.VectorType.get(
+            t.shape, i64, scalable=list(t.scalable_dims), loc=ir.Location.unknown()
+        )
     if isinstance(t, ir.VectorType) and _field_type(t.element_type) is not None:
         return t
     if isinstance(t, ir.MemRefType) and t.memory_space is None:
@@ -203,14 +213,31 @@ def _is_cloned(v: ir.Value) -> bool:
     return not isinstance(owner, ir.Block) and owner.name in _CLONED and not len(owner.operands)
 
 
+def _rebuilt(v: ir.Value) -> ir.Value | None:
+    """The scalar or 1-D vector `v` broadcasts, when `v` is rebuilt inside the outlined loop
+    from it (one field of the source's size; an n-D result could not cross at all)."""
+    owner = v.owner
+    if isinstance(owner, ir.Block) or owner.name != "vector.broadcast":
+        return None
+    source = owner.operands[0]
+    return source if _field_type(source.type) is not None else None
+
+
 def _field(ctx, struct_t, k: int) -> ir.Value:
     ptr = ir.Type.parse("!llvm.ptr")
     indices = ir.DenseI32ArrayAttr.get([0, k])
     return llvm.getelementptr(ptr, ctx, [], indices, struct_t, ir.Attribute.parse("0 : i32"))
 
 
+def _is_index(t: ir.Type) -> bool:
+    """An index or a vector of index: crosses as i64 through `arith.index_cast`."""
+    if isinstance(t, ir.VectorType):
+        t = t.element_type
+    return isinstance(t, ir.IndexType)
+
+
 def _store(value: ir.Value, field_t: ir.Type, address: ir.Value) -> None:
-    if isinstance(value.type, ir.IndexType):
+    if _is_index(value.type):
         value = arith.index_cast(field_t, value)
     elif field_t != value.type:
         value = builtin.unrealized_conversion_cast([field_t], [value])
@@ -219,7 +246,7 @@ def _store(value: ir.Value, field_t: ir.Type, address: ir.Value) -> None:
 
 def _load(t: ir.Type, field_t: ir.Type, address: ir.Value) -> ir.Value:
     value = llvm.load(field_t, address)
-    if isinstance(t, ir.IndexType):
+    if _is_index(t):
         return arith.index_cast(t, value)
     return value if field_t == t else builtin.unrealized_conversion_cast([t], [value])
 
@@ -293,7 +320,10 @@ def _call(plan: _Plan, name: str, body_t: ir.Type, ctx: ir.Value, trips: ir.Valu
 def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -> bool:
     loop = plan.loop
     used, ops = _captures(loop)  # `ops`: the ops whose operands are remapped below
-    captures = [v for v in used if not _is_cloned(v)]
+    rebuilt = {v: s for v in used if (s := _rebuilt(v)) is not None}
+    # the scalars of the rebuilt broadcasts take their place, in order of first use
+    passed = list(dict.fromkeys(rebuilt.get(v, v) for v in used))
+    captures = [v for v in passed if not _is_cloned(v)]
     fields = [_field_type(v.type) for v in captures]
     if None in fields:
         return False
@@ -317,11 +347,15 @@ def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -
         with ir.InsertionPoint(entry):
             ctx_arg, begin, end = entry.arguments
             mapping = {}
-            for v in used:
+            for v in passed:
                 if _is_cloned(v):
                     mapping[v] = v.owner.clone().results[0]
             for k, (v, field_t) in enumerate(zip(captures, fields)):
                 mapping[v] = _load(v.type, field_t, _field(ctx_arg, struct_t, k))
+            for v, source in rebuilt.items():
+                again = v.owner.clone()
+                again.operands[0] = mapping[source]
+                mapping[v] = again.results[0]
             ret = func.ReturnOp([])
         loop.move_before(ret)
         # per op of the loop, not per use of each value: a constant has thousands of uses

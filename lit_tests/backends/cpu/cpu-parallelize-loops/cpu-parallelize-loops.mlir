@@ -218,3 +218,38 @@ func.func @flat_dynamic(%x: memref<?xf32>) -> memref<?xf32> {
   }
   return %y : memref<?xf32>
 }
+
+// -----
+
+// Index vectors read from the function: LLVM has no index type (a `vector<16xindex>` field made
+// mlir-translate assert). The broadcast of the `?` width is rebuilt inside from the width,
+// which crosses once as i64; other index vectors cross as vectors of i64.
+// CHECK-LABEL: func.func @index_vectors
+// CHECK: llvm.alloca {{.*}} x !llvm.struct<(i64, vector<16xi64>, struct<
+// CHECK: arith.index_cast %{{.+}} : vector<16xindex> to vector<16xi64>
+// CHECK-LABEL: func.func private @index_vectors_parallel0
+// CHECK: %[[W:.+]] = arith.index_cast %{{.+}} : i64 to index
+// CHECK: %[[U:.+]] = arith.index_cast %{{.+}} : vector<16xi64> to vector<16xindex>
+// CHECK: %[[S:.+]] = vector.broadcast %[[W]] : index to vector<16xindex>
+// CHECK: scf.parallel
+// CHECK: %[[B:.+]] = arith.addi %{{.+}}, %[[S]] : vector<16xindex>
+// CHECK: arith.addi %[[B]], %[[U]] : vector<16xindex>
+func.func @index_vectors(%x: memref<64x?xindex>, %w: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %s = vector.broadcast %w : index to vector<16xindex>
+  %t = vector.step : vector<16xindex>
+  %u = arith.muli %t, %s : vector<16xindex>
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    scf.for %j = %c0 to %w step %c16 {
+      %a = vector.broadcast %j : index to vector<16xindex>
+      %b = arith.addi %a, %s : vector<16xindex>
+      %c = arith.addi %b, %u : vector<16xindex>
+      vector.store %c, %x[%i, %j] : memref<64x?xindex>, vector<16xindex>
+    }
+    scf.reduce
+  }
+  return
+}
