@@ -36,12 +36,13 @@ func.func @bilinear_align(%x: tensor<1x2x3x4xf32>) -> tensor<1x2x5x7xf32> {
 
 // -----
 
-// grid_sampler_2d reads the grid's x and y through constant-index maps; border padding clips.
+// grid_sampler_2d reads the grid's x and y through constant-index maps; border padding clips
+// (a NaN coordinate to 0, as eager's vectorised kernel: maxnumf).
 // CHECK-DAG: #[[GX:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, 0)>
 // CHECK-DAG: #[[GY:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, 1)>
 // CHECK-LABEL: func.func @grid_sampler
 // CHECK: linalg.generic {indexing_maps = [#[[GX]], #[[GY]], #{{.+}}]
-// CHECK: arith.maximumf
+// CHECK: arith.maxnumf
 // CHECK: arith.minimumf
 // CHECK: math.floor
 // CHECK-COUNT-4: tensor.extract %arg0
