@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 
 import torch
 from mlir import ir
@@ -190,8 +191,20 @@ def _in_range(index, size) -> bool:
         return False
     if isinstance(end, int) and isinstance(size, int):
         return end + shift <= size
+    if isinstance(end, torch.SymInt) and isinstance(size, int):  # a Dim's max bounds it
+        upper = _upper(end)
+        return upper is not None and upper + shift <= size
     same = isinstance(end, torch.SymInt) and isinstance(size, torch.SymInt) and shift == 0
     return same and size_text(end) == size_text(size)
+
+
+def _upper(v: torch.SymInt) -> int | None:
+    """The largest value the tracer allows `v` (a `Dim`'s max), or None when unbounded."""
+    try:
+        upper = v.node.shape_env.bound_sympy(v.node.expr).upper
+        return None if math.isinf(float(upper)) else int(upper)
+    except (AttributeError, TypeError, ValueError, OverflowError):
+        return None
 
 
 class InProgramChecks:

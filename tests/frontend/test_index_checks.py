@@ -179,6 +179,30 @@ def test_the_flag_reads_a_dynamic_size():
         program(torch.randn(4, 3), torch.tensor([2]))
 
 
+def test_positions_below_the_dims_max_need_no_flag():
+    """`arange(s)` indexing a table of 64 rows is in range when `s`'s Dim allows at most 64;
+    with a larger max it is flagged, and a call past the table raises."""
+
+    class Positions(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.table = torch.nn.Embedding(64, 4)
+
+        def forward(self, x):
+            return x + self.table(torch.arange(x.shape[1]))
+
+    for high, flagged in ((64, False), (100, True)):
+        dims = ({1: Dim("s", min=2, max=high)},)
+        ep = torch.export.export(Positions(), (torch.randn(2, 9, 4),), dynamic_shapes=dims)
+        program = aten_mlir.compile(ep, cache=False)
+        roles = [s.role for s in program.signature.outputs]
+        assert ("index_check" in roles) == flagged
+        x = torch.randn(2, 33, 4)
+        torch.testing.assert_close(program(x), ep.module()(x))
+    with pytest.raises(IndexError, match="size 64"):
+        program(torch.randn(2, 65, 4))
+
+
 def test_take_along_dim_wraps_any_index_as_eager_does():
     """torch's take_along_dim takes indices modulo the dim (no error): so does the program."""
 
