@@ -12,13 +12,13 @@ from dataclasses import dataclass
 import torch
 from mlir import ir
 
-from aten_mlir.backends.reference.interpreter import REFERENCE_KERNELS, run_aten_op
 from aten_mlir.dialects import UnsupportedDtypeError, describe_location, dtype_of
 from aten_mlir.frontend.index_checks import raise_if_flagged
 from aten_mlir.frontend.program import Program, Signature
 
 from .arguments import ArgumentBinder
 from .guards import CallGuards, TensorSpec, check_storage_read, storage_reads
+from .plan import Plan
 
 
 @dataclass(frozen=True)
@@ -30,20 +30,6 @@ class Fallback:
 
     def __str__(self) -> str:
         return f"{self.op} ({self.location})"
-
-
-# Bool and unsigned tensors reach native code as the signless ints of their width (same bytes).
-_STORAGE_DTYPES = {
-    torch.bool: torch.int8,
-    torch.uint8: torch.int8,
-    torch.uint16: torch.int16,
-    torch.uint32: torch.int32,
-    torch.uint64: torch.int64,
-}
-
-
-def _storage_view(t: torch.Tensor) -> torch.Tensor:
-    return t.view(_STORAGE_DTYPES[t.dtype]) if t.dtype in _STORAGE_DTYPES else t
 
 
 class CompiledProgram:
@@ -97,8 +83,8 @@ class CompiledProgram:
         self._state_pointers = {
             t.data_ptr() for t in self.state.values() if isinstance(t, torch.Tensor)
         }
-        # The state is bound once (`_Plan`); a parameter replaced since (`.to(dtype)`, `.data =`,
-        # a new Parameter) would hand the compiled code storage of another size or type.
+        # The state is bound once (`plan.Plan`); a parameter replaced since (`.to(dtype)`,
+        # `.data =`, a new Parameter) would hand the compiled code storage of another size or type.
         self._state_specs = [
             s
             for s in signature.inputs
@@ -107,7 +93,7 @@ class CompiledProgram:
         self._state_tensors = [state[s.name] for s in self._state_specs]
         self._state_storage = [t.data_ptr() for t in self._state_tensors]
         self._functions = {}
-        self._plan = _Plan(self, library)
+        self._plan = Plan(self, library)
         self._storage_reads = storage_reads(main, signature, state)
 
     @classmethod
@@ -211,143 +197,6 @@ class CompiledProgram:
         return user[0] if len(user) == 1 else tuple(user)
 
 
-class _Plan:
-    """`@main` read once into steps over numbered value slots, so that a call touches no MLIR
-    object: walking the IR per call cost more than running a small model. The program's state
-    fills its slots once, and native calls take it pre-marshalled (`NativeFunction.bind`)."""
-
-    def __init__(self, program: CompiledProgram, library):
-        block = program._block
-        specs = program.signature.inputs
-        if len(block.arguments) != len(specs) + len(program._seed_args):
-            raise ValueError(
-                f"@main takes {len(block.arguments)} arguments: not the signature's "
-                f"{len(specs)} inputs and {len(program._seed_args)} seeds"
-            )
-        self.slots: dict = {}
-        self._native: dict = {}  # result slot -> (native function, result index)
-        self.template: list = []
-        self.user: list[int] = []  # the slot of each user input
-        self.seeds: list[int] = []
-        fixed: set[int] = set()
-        for position, arg in enumerate(block.arguments):
-            slot = self._slot(arg)
-            if position >= len(specs):
-                if arg.arg_number not in program._seed_args:
-                    raise ValueError(f"@main argument #{arg.arg_number} has no input spec")
-                self.seeds.append(slot)
-            elif specs[position].role == "user_input":
-                self.user.append(slot)
-            else:
-                value = program.state.get(specs[position].name)
-                if value is None:
-                    raise ValueError(
-                        f"the program's state has no {specs[position].role} "
-                        f"'{specs[position].name}'"
-                    )
-                self.template[slot] = value
-                fixed.add(slot)
-        self.steps: list = []
-        self.returned: list[tuple[int, torch.dtype | None]] = []
-        for op in (o.operation for o in block.operations):
-            if op.name == "func.return":
-                types = program._result_types
-                self.returned = [(self.slots[v], _dtype(t)) for v, t in zip(op.operands, types)]
-                break
-            self.steps.append(self._step(op, program, library, fixed))
-        self._flags_as_bytes(program)
-
-    def _flags_as_bytes(self, program) -> None:
-        """The `index_check` flags come back from their native call as bytes: the runtime only
-        reads them, and wrapping them as a tensor cost 3-4 us a call."""
-        if program._index_check is None:
-            return
-        slot = self.returned[program._index_check][0]
-        if any(slot in operands for _, operands, _ in self.steps):
-            return  # read by another step: it stays a tensor
-        for _, _, results in self.steps:
-            for r, (result_slot, _dtype) in enumerate(results):
-                native = self._native.get(result_slot)
-                if result_slot == slot and native is not None:
-                    function, index = native
-                    if hasattr(function, "read_as_bytes"):
-                        function.read_as_bytes(index)
-                        results[r] = (result_slot, None)
-                        self.returned[program._index_check] = (slot, None)
-                    return
-
-    def _slot(self, value) -> int:
-        self.slots[value] = len(self.template)
-        self.template.append(None)
-        return self.slots[value]
-
-    def _step(self, op: ir.Operation, program: CompiledProgram, library, fixed: set[int]):
-        """(callable on the operand values, operand slots, [(result slot, dtype)])."""
-        operands = [self.slots[v] for v in op.operands]
-        # eager fallbacks return what their op returns (a Python scalar for `.item()`)
-        typed = op.name in ("func.call", "builtin.unrealized_conversion_cast")
-        results = [(self._slot(r), _dtype(r.type) if typed else None) for r in op.results]
-        if op.name != "func.call":
-            values = list(op.operands)
-            return (lambda *xs: _run_other(op, dict(zip(values, xs)))), operands, results
-        name = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-        function = program._functions.get(name)
-        if function is None:
-            function = program._functions[name] = library.function(
-                name,
-                [str(_memref(v.type)) for v in op.operands],
-                [str(_memref(r.type)) for r in op.results],
-            )
-        # weights that are contiguous go in once; others are made contiguous per call, as
-        # binding a copy would miss in-place updates of the original
-        bound = {
-            # an alias: it keeps the state's storage even if the parameter object is given
-            # another (`.data =`); such a call is refused (`_state_replaced`) before it runs
-            i: _storage_view(self.template[s].detach())
-            for i, s in enumerate(operands)
-            if s in fixed
-            and isinstance(self.template[s], torch.Tensor)
-            and self.template[s].is_contiguous()
-        }
-        for r, (slot, _) in enumerate(results):
-            self._native[slot] = (function, r)
-        if bound and hasattr(function, "bind"):
-            call = function.bind(bound)
-            operands = [s for i, s in enumerate(operands) if i not in bound]
-        else:
-            call = function
-        return (lambda *xs: call(*map(_storage_view, xs))), operands, results
-
-    def run(self, user_inputs: list) -> list:
-        """The values `@main` returns, for `user_inputs` (checked by `CallGuards`)."""
-        values = list(self.template)
-        for slot, value in zip(self.user, user_inputs):
-            values[slot] = value
-        for slot in self.seeds:
-            # A fresh stream per call, from torch's default generator (torch.manual_seed rules).
-            values[slot] = torch.randint(-(2**62), 2**62, (2,), dtype=torch.int64)
-        for run, operands, results in self.steps:
-            outs = run(*[values[s] for s in operands])
-            for (slot, dtype), out in zip(results, outs):
-                values[slot] = _retype(out, dtype)
-        return [_retype(values[slot], dtype) for slot, dtype in self.returned]
-
-
-def _run_other(op: ir.Operation, env: dict) -> list:
-    """An op of `@main` other than a native call: a cast, an eager fallback, scalar glue."""
-    if op.name == "builtin.unrealized_conversion_cast":
-        return [env[op.operands[0]]]
-    if op.name.startswith("aten."):
-        try:
-            return run_aten_op(op, env)
-        except Exception as e:
-            raise RuntimeError(
-                f"{describe_location(op.location)}: fallback '{op.name}' failed in eager: "
-                f"{type(e).__name__}: {e}"
-            ) from e
-    return [REFERENCE_KERNELS[op.name](op, *[env[v] for v in op.operands])]
-
-
 def _tensor_spec(t: ir.Type) -> TensorSpec:
     """A user input's declared type, read once so that calls check it without MLIR."""
     if not isinstance(t, ir.RankedTensorType):
@@ -402,28 +251,3 @@ def _seed_arguments(main: ir.Operation) -> set[int]:
         return set()
     attrs = ir.ArrayAttr(main.attributes["arg_attrs"])
     return {i for i, d in enumerate(attrs) if SEED_ATTR in ir.DictAttr(d)}
-
-
-def _memref(t: ir.Type) -> str:
-    """The memref type a tensor argument has after bufferization (identity layout)."""
-    t = ir.RankedTensorType(t)
-    shape = "x".join("?" if t.is_dynamic_dim(i) else str(t.get_dim_size(i)) for i in range(t.rank))
-    return f"memref<{shape + 'x' if shape else ''}{t.element_type}>"
-
-
-def _dtype(t: ir.Type) -> torch.dtype | None:
-    """The dtype of a runtime value of type `t`; None for a Python scalar (`.item()`)."""
-    return (
-        dtype_of(ir.RankedTensorType(t).element_type)
-        if isinstance(t, ir.RankedTensorType)
-        else None
-    )
-
-
-def _retype(value, want: torch.dtype | None):
-    """A tensor as dtype `want`: bool and unsigned tensors travel as signless int bytes."""
-    if want is None or value.dtype == want:
-        return value
-    if _STORAGE_DTYPES.get(value.dtype) == want or _STORAGE_DTYPES.get(want) == value.dtype:
-        return value.view(want)
-    raise TypeError(f"runtime value of dtype {value.dtype} where {want} is expected")

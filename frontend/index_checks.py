@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ctypes
 import json
-import math
 
 import torch
 from mlir import ir
@@ -26,6 +25,7 @@ from torch.export.graph_signature import InputKind
 
 from aten_mlir.dialects.ops import build_aten
 
+from .index_ranges import in_range, meta_value, size_text, source_of
 from .locations import describe_node
 from .symbolic import as_index, import_sym_numel, import_sym_size
 
@@ -80,22 +80,14 @@ def indexed(node: torch.fx.Node, table: dict = INDEXING) -> list:
     return [(args[index], args[source], dim, wraps)] if isinstance(dim, int) else []
 
 
-def _val(node):
-    return node.meta.get("val") if isinstance(node, torch.fx.Node) else None
-
-
 def _integral(node) -> bool:
-    v = _val(node)
+    v = meta_value(node)
     return (
         isinstance(v, torch.Tensor)
         and not v.is_floating_point()
         and not v.is_complex()
         and v.dtype not in (torch.bool, torch.uint8)
     )
-
-
-def size_text(d) -> str:
-    return str(d.node.expr) if isinstance(d, torch.SymInt) else str(int(d))
 
 
 def pre_call_bounds(ep: torch.export.ExportedProgram, user: list) -> list:
@@ -115,12 +107,17 @@ def checked_before_call(ep: torch.export.ExportedProgram):
 
 def _pre_call(ep, user: list):
     position = {node: k for k, node in enumerate(user)}
-    known = {size_text(d) for n in user if isinstance(_val(n), torch.Tensor) for d in _val(n).shape}
+    known = {
+        size_text(d)
+        for n in user
+        if isinstance(meta_value(n), torch.Tensor)
+        for d in meta_value(n).shape
+    }
     for node in ep.graph.nodes:
         if node.op != "call_function":
             continue
         for index, source, dim, wraps in indexed(node):
-            val, root = _val(source), _root(index, subsets=False)
+            val, root = meta_value(source), source_of(index, subsets=False)
             if root in position and isinstance(val, torch.Tensor) and val.dim():
                 size = size_text(val.shape[dim % val.dim()])
                 if size.lstrip("-").isdigit() or size in known:
@@ -128,83 +125,7 @@ def _pre_call(ep, user: list):
                     yield node, index, [position[root], size, wraps, where]
 
 
-# ops whose result holds the values of their first argument, every one of them (so checking
-# the argument checks the result, and no more), and ops whose result holds some of them
-_SAME_VALUES = {
-    f"aten.{name}"
-    for name in (
-        "view.default _unsafe_view.default reshape.default unsqueeze.default squeeze.dim "
-        "squeeze.dims squeeze.default expand.default permute.default t.default transpose.int "
-        "clone.default alias.default contiguous.default lift_fresh_copy.default "
-        "flatten.using_ints"
-    ).split()
-}
-_SOME_VALUES = {"aten.slice.Tensor", "aten.select.int", "aten.narrow.default"}
-_ADD = {"aten.add.Tensor", "aten.add.Scalar"}
 _END = 2**63 - 1  # a slice to the end
-_ARANGE = {"aten.arange.default", "aten.arange.start", "aten.arange.start_step"}
-
-
-def _root(index, subsets: bool):
-    """Where `index`'s values come from, through ops that only move them (and, with `subsets`,
-    ops that keep some of them); a widening integer copy keeps every value too."""
-    while isinstance(index, torch.fx.Node) and index.op == "call_function":
-        name = str(index.target)
-        same = name in _SAME_VALUES or (subsets and name in _SOME_VALUES)
-        if not (same or _widening_copy(index)):
-            break
-        index = index.args[0]
-    return index
-
-
-def _widening_copy(node) -> bool:
-    if str(node.target) != "aten._to_copy.default" or not node.args:
-        return False
-    a, b = _val(node.args[0]), _val(node)
-    integral = (torch.int8, torch.int16, torch.int32, torch.int64)
-    return (
-        isinstance(a, torch.Tensor)
-        and isinstance(b, torch.Tensor)
-        and a.dtype in integral
-        and b.dtype in integral
-        and b.itemsize >= a.itemsize
-    )
-
-
-def _in_range(index, size) -> bool:
-    """True when `index`'s values are provably in [0, size): some of an `arange(start, end)`
-    plus a constant c, with 0 <= start + c and end + c <= size (or end equal to size's symbol
-    and c = 0)."""
-    shift = 0
-    root = _root(index, subsets=True)
-    while isinstance(root, torch.fx.Node) and str(root.target) in _ADD:
-        other = root.args[1] if len(root.args) > 1 else None
-        if not isinstance(other, int) or root.kwargs.get("alpha", 1) != 1:
-            return False
-        shift, root = shift + other, _root(root.args[0], subsets=True)
-    if not isinstance(root, torch.fx.Node) or str(root.target) not in _ARANGE:
-        return False
-    args = list(root.args)
-    start, end, step = (0, args[0], 1) if len(args) == 1 else (args + [1])[:3]
-    start, end, step = (_val(v) if isinstance(v, torch.fx.Node) else v for v in (start, end, step))
-    if not (isinstance(step, int) and step > 0 and isinstance(start, int) and start + shift >= 0):
-        return False
-    if isinstance(end, int) and isinstance(size, int):
-        return end + shift <= size
-    if isinstance(end, torch.SymInt) and isinstance(size, int):  # a Dim's max bounds it
-        upper = _upper(end)
-        return upper is not None and upper + shift <= size
-    same = isinstance(end, torch.SymInt) and isinstance(size, torch.SymInt) and shift == 0
-    return same and size_text(end) == size_text(size)
-
-
-def _upper(v: torch.SymInt) -> int | None:
-    """The largest value the tracer allows `v` (a `Dim`'s max), or None when unbounded."""
-    try:
-        upper = v.node.shape_env.bound_sympy(v.node.expr).upper
-        return None if math.isinf(float(upper)) else int(upper)
-    except (AttributeError, TypeError, ValueError, OverflowError):
-        return None
 
 
 class InProgramChecks:
@@ -222,12 +143,12 @@ class InProgramChecks:
         for index, source, dim, wraps in indexed(node) + indexed(node, _IN_PROGRAM):
             if not _integral(index) or self.checked(node, index):
                 continue
-            sv = _val(source)
+            sv = meta_value(source)
             if not isinstance(sv, torch.Tensor) or not sv.dim():
                 continue
             dim %= sv.dim()
             size = sv.shape[dim]
-            if _in_range(index, size):
+            if in_range(index, size):
                 continue
             n = self._size(source, dim, size)
             bad = self._out_of(index, n, wraps)
@@ -265,14 +186,14 @@ class InProgramChecks:
     def _offsets(self, node, where):
         args = list(node.args)
         indices, offsets = args[1], args[2]
-        if not _integral(offsets) or not isinstance(_val(indices), torch.Tensor):
+        if not _integral(offsets) or not isinstance(meta_value(indices), torch.Tensor):
             return
         total = import_sym_numel(self.values[indices])
         bad = self._out_of(offsets, arith.AddIOp(total, as_index(1)).result, False)
         self._add_any(
             bad,
-            f"an offset in '{offsets.name}' is outside the {size_text(_val(indices).numel())} "
-            f"indices of '{indices.name}' in {where}",
+            f"an offset in '{offsets.name}' is outside the "
+            f"{size_text(meta_value(indices).numel())} indices of '{indices.name}' in {where}",
         )
         # eager requires offsets[0] == 0 and offsets that do not decrease
         first = self._slice(offsets, 0, 1)
@@ -289,13 +210,13 @@ class InProgramChecks:
     def _targets(self, node, where, ignore_at, ignore_default):
         args = list(node.args)
         x, target = args[0], args[1]
-        if not _integral(target) or not isinstance(_val(x), torch.Tensor):
+        if not _integral(target) or not isinstance(meta_value(x), torch.Tensor):
             return
         ignore = node.kwargs.get(
             "ignore_index", args[ignore_at] if len(args) > ignore_at else ignore_default
         )
-        dim = 1 if _val(x).dim() >= 2 else 0
-        classes = _val(x).shape[dim]
+        dim = 1 if meta_value(x).dim() >= 2 else 0
+        classes = meta_value(x).shape[dim]
         bad = self._out_of(target, self._size(x, dim, classes), False)
         if isinstance(ignore, int):
             kept = self._bool("aten.ne.Scalar", target, ignore, like=target)
@@ -324,9 +245,9 @@ class InProgramChecks:
     def _take(self, node, where):
         """`take` indexes the flattened tensor; negative indices wrap."""
         x, index = list(node.args)[:2]
-        if not _integral(index) or not isinstance(_val(x), torch.Tensor):
+        if not _integral(index) or not isinstance(meta_value(x), torch.Tensor):
             return
-        numel = _val(x).numel()
+        numel = meta_value(x).numel()
         n = int(numel) if not isinstance(numel, torch.SymInt) else None
         bad = self._out_of(index, n if n is not None else import_sym_numel(self.values[x]), True)
         self._add_any(
@@ -337,7 +258,7 @@ class InProgramChecks:
 
     def _masked_scatter(self, node, where):
         x, mask, source = list(node.args)[:3]
-        vals = [_val(v) for v in (x, mask, source)]
+        vals = [meta_value(v) for v in (x, mask, source)]
         if not all(isinstance(v, torch.Tensor) for v in vals):
             return
         # the ones of the mask broadcast to self's shape: each of the mask's ones repeats
