@@ -25,9 +25,10 @@ from torch.export.graph_signature import InputKind
 
 from aten_mlir.dialects.ops import build_aten
 
-from .index_ranges import in_range, meta_value, size_text, source_of
+from .index_ranges import i1, in_range, integral, meta_value, size_text, source_of
 from .locations import describe_node
-from .symbolic import as_index, import_sym_numel, import_sym_size
+from .op_index_checks import EMBEDDING_BAGS, OWN_CHECKS
+from .symbolic import as_index, import_sym_size
 
 # op -> (index argument, indexed argument, dim: an int, or (name, position) of its argument,
 # negative indices wrap)
@@ -48,22 +49,9 @@ INDEXING = {
 # checked in the program only (their index is never checked before the call)
 _IN_PROGRAM = {
     "aten.index_reduce.default": (2, 0, ("dim", 1), False),
-    "aten.embedding_bag.default": (1, 0, 0, False),
-    "aten.embedding_bag.padding_idx": (1, 0, 0, False),
-    "aten._embedding_bag.default": (1, 0, 0, False),
-    "aten._embedding_bag_forward_only.default": (1, 0, 0, False),
+    **{t: (1, 0, 0, False) for t in EMBEDDING_BAGS},
 }
 _LISTS = ("aten.index.Tensor", "aten.index_put.default", "aten.index_put_.default")
-_OFFSETS = {t for t in _IN_PROGRAM if "embedding_bag" in t}
-# op -> (position of ignore_index, its default): the target's classes are the input's dim 1
-_NLL = {
-    "aten.nll_loss.default": (4, -100),
-    "aten.nll_loss_nd.default": (4, -100),
-    "aten.nll_loss_forward.default": (4, -100),
-    "aten.nll_loss2d_forward.default": (4, -100),
-    "aten.cross_entropy_loss.default": (4, -100),
-}
-_UNPOOL = ("aten.max_unpool2d.default", "aten.max_unpool3d.default")
 
 
 def indexed(node: torch.fx.Node, table: dict = INDEXING) -> list:
@@ -78,16 +66,6 @@ def indexed(node: torch.fx.Node, table: dict = INDEXING) -> list:
     if isinstance(dim, tuple):
         dim = node.kwargs.get(dim[0], args[dim[1]])
     return [(args[index], args[source], dim, wraps)] if isinstance(dim, int) else []
-
-
-def _integral(node) -> bool:
-    v = meta_value(node)
-    return (
-        isinstance(v, torch.Tensor)
-        and not v.is_floating_point()
-        and not v.is_complex()
-        and v.dtype not in (torch.bool, torch.uint8)
-    )
 
 
 def pre_call_bounds(ep: torch.export.ExportedProgram, user: list) -> list:
@@ -125,9 +103,6 @@ def _pre_call(ep, user: list):
                     yield node, index, [position[root], size, wraps, where]
 
 
-_END = 2**63 - 1  # a slice to the end
-
-
 class InProgramChecks:
     """Builds the flags of the ops `checked_before_call` does not cover, as they import."""
 
@@ -139,9 +114,8 @@ class InProgramChecks:
     def after(self, node: torch.fx.Node) -> None:
         """Flags for `node` (just imported, at its location)."""
         where = f"'{node.target}' at {describe_node(node)}"
-        name = str(node.target)
         for index, source, dim, wraps in indexed(node) + indexed(node, _IN_PROGRAM):
-            if not _integral(index) or self.checked(node, index):
+            if not integral(index) or self.checked(node, index):
                 continue
             sv = meta_value(source)
             if not isinstance(sv, torch.Tensor) or not sv.dim():
@@ -150,23 +124,16 @@ class InProgramChecks:
             size = sv.shape[dim]
             if in_range(index, size):
                 continue
-            n = self._size(source, dim, size)
-            bad = self._out_of(index, n, wraps)
-            self._add(
-                self._any(bad),
+            n = self.size(source, dim, size)
+            bad = self.out_of(index, n, wraps)
+            self.add(
+                self.any_of(bad),
                 f"an index in '{index.name}' is out of range for dim {dim} (size "
                 f"{size_text(size)}) of '{source.name}' in {where}",
             )
-        if name in _OFFSETS:
-            self._offsets(node, where)
-        elif name in _NLL:
-            self._targets(node, where, *_NLL[name])
-        elif name in _UNPOOL:
-            self._unpool(node, where)
-        elif name == "aten.masked_scatter.default":
-            self._masked_scatter(node, where)
-        elif name == "aten.take.default":
-            self._take(node, where)
+        check = OWN_CHECKS.get(str(node.target))
+        if check is not None:
+            check[0](self, node, where, *check[1:])
 
     def result(self):
         """(the stacked flags, the messages as text) or None without flags."""
@@ -177,125 +144,27 @@ class InProgramChecks:
             "aten.stack",
             flags,
             0,
-            results=[ir.RankedTensorType.get([len(flags)], _i1())],
+            results=[ir.RankedTensorType.get([len(flags)], i1())],
         ).result
         return stacked, json.dumps([m for _, m in self.flags])
 
-    # --- the checks
-
-    def _offsets(self, node, where):
-        args = list(node.args)
-        indices, offsets = args[1], args[2]
-        if not _integral(offsets) or not isinstance(meta_value(indices), torch.Tensor):
-            return
-        total = import_sym_numel(self.values[indices])
-        bad = self._out_of(offsets, arith.AddIOp(total, as_index(1)).result, False)
-        self._add_any(
-            bad,
-            f"an offset in '{offsets.name}' is outside the "
-            f"{size_text(meta_value(indices).numel())} indices of '{indices.name}' in {where}",
-        )
-        # eager requires offsets[0] == 0 and offsets that do not decrease
-        first = self._slice(offsets, 0, 1)
-        self._add_any(
-            self._bool("aten.ne.Scalar", first, 0, like=first),
-            f"the first offset in '{offsets.name}' is not 0 in {where}",
-        )
-        later, earlier = self._slice(offsets, 1, _END), self._slice(offsets, 0, -1)
-        self._add_any(
-            self._bool("aten.lt.Tensor", later, earlier, like=later),
-            f"the offsets in '{offsets.name}' decrease in {where}",
-        )
-
-    def _targets(self, node, where, ignore_at, ignore_default):
-        args = list(node.args)
-        x, target = args[0], args[1]
-        if not _integral(target) or not isinstance(meta_value(x), torch.Tensor):
-            return
-        ignore = node.kwargs.get(
-            "ignore_index", args[ignore_at] if len(args) > ignore_at else ignore_default
-        )
-        dim = 1 if meta_value(x).dim() >= 2 else 0
-        classes = meta_value(x).shape[dim]
-        bad = self._out_of(target, self._size(x, dim, classes), False)
-        if isinstance(ignore, int):
-            kept = self._bool("aten.ne.Scalar", target, ignore, like=target)
-            bad = self._bool("aten.logical_and", bad, kept, like=target)
-        self._add_any(
-            bad,
-            f"a target in '{target.name}' is out of bounds for {size_text(classes)} classes "
-            f"in {where}",
-        )
-
-    def _unpool(self, node, where):
-        x, indices, output_size = list(node.args)[:3]
-        if not _integral(indices):
-            return
-        n = as_index(1)
-        for s in output_size:
-            n = arith.MulIOp(n, as_index(self.values[s] if isinstance(s, torch.fx.Node) else s))
-            n = n.result
-        bad = self._out_of(indices, n, False)
-        shown = "x".join(s.name if isinstance(s, torch.fx.Node) else str(s) for s in output_size)
-        self._add_any(
-            bad,
-            f"an index in '{indices.name}' is outside the output of size {shown} in {where}",
-        )
-
-    def _take(self, node, where):
-        """`take` indexes the flattened tensor; negative indices wrap."""
-        x, index = list(node.args)[:2]
-        if not _integral(index) or not isinstance(meta_value(x), torch.Tensor):
-            return
-        numel = meta_value(x).numel()
-        n = int(numel) if not isinstance(numel, torch.SymInt) else None
-        bad = self._out_of(index, n if n is not None else import_sym_numel(self.values[x]), True)
-        self._add_any(
-            bad,
-            f"an index in '{index.name}' is out of range for the {size_text(numel)} elements "
-            f"of '{x.name}' in {where}",
-        )
-
-    def _masked_scatter(self, node, where):
-        x, mask, source = list(node.args)[:3]
-        vals = [meta_value(v) for v in (x, mask, source)]
-        if not all(isinstance(v, torch.Tensor) for v in vals):
-            return
-        # the ones of the mask broadcast to self's shape: each of the mask's ones repeats
-        # numel(self) / numel(mask) times (broadcasting only repeats), so
-        # count * factor > numel(source) exactly when count > numel(source) // factor
-        sx, sm, ss = (import_sym_numel(self.values[v]) for v in (x, mask, source))
-        factor = arith.FloorDivSIOp(sx, arith.MaxSIOp(sm, as_index(1)).result).result
-        limit = arith.FloorDivSIOp(ss, arith.MaxSIOp(factor, as_index(1)).result).result
-        i64 = ir.IntegerType.get_signless(64)
-        count = build_aten(
-            "aten.sum", self.values[mask], results=[ir.RankedTensorType.get([], i64)]
-        ).result
-        bad = build_aten(
-            "aten.gt.Scalar", count, limit, results=[ir.RankedTensorType.get([], _i1())]
-        ).result
-        self._add(
-            bad,
-            f"the mask '{mask.name}' selects more elements than '{source.name}' has in {where}",
-        )
-
     # --- building blocks
 
-    def _size(self, source, dim, size):
+    def size(self, source, dim, size):
         if isinstance(size, torch.SymInt):
             return import_sym_size(self.values[source], dim)
         return int(size)
 
-    def _out_of(self, index, n, wraps):
+    def out_of(self, index, n, wraps):
         """index >= n or index < (-n if wraps else 0), elementwise"""
         low = 0
         if wraps:
             low = -n if isinstance(n, int) else arith.SubIOp(as_index(0), n).result
-        high = self._bool("aten.ge.Scalar", index, n, like=index)
-        under = self._bool("aten.lt.Scalar", index, low, like=index)
-        return self._bool("aten.logical_or", high, under, like=index)
+        high = self.bool_op("aten.ge.Scalar", index, n, like=index)
+        under = self.bool_op("aten.lt.Scalar", index, low, like=index)
+        return self.bool_op("aten.logical_or", high, under, like=index)
 
-    def _slice(self, node, start, end) -> ir.Value:
+    def slice_of(self, node, start, end) -> ir.Value:
         """`node[start:end]` along dim 0 of a 1-d tensor (`end` may be negative)."""
         t = ir.RankedTensorType(self.values[node].type)
         n = t.shape[0]
@@ -308,26 +177,22 @@ class InProgramChecks:
             "aten.slice.Tensor", self.values[node], 0, start, end, 1, results=[result]
         ).result
 
-    def _bool(self, op, a, b, like):
+    def bool_op(self, op, a, b, like):
         a = self.values[a] if isinstance(a, torch.fx.Node) else a
         b = self.values[b] if isinstance(b, torch.fx.Node) else b
         like = self.values[like] if isinstance(like, torch.fx.Node) else like
         shape = ir.RankedTensorType(like.type).shape
-        return build_aten(op, a, b, results=[ir.RankedTensorType.get(shape, _i1())]).result
+        return build_aten(op, a, b, results=[ir.RankedTensorType.get(shape, i1())]).result
 
-    def _any(self, bad):
-        return build_aten("aten.any", bad, results=[ir.RankedTensorType.get([], _i1())]).result
+    def any_of(self, bad):
+        return build_aten("aten.any", bad, results=[ir.RankedTensorType.get([], i1())]).result
 
-    def _add(self, flag, message):
+    def add(self, flag, message):
         self.flags.append((flag, message))
 
-    def _add_any(self, bad, message):
+    def add_any(self, bad, message):
         """A flag set when any element of `bad` is."""
-        self._add(self._any(bad), message)
-
-
-def _i1():
-    return ir.IntegerType.get_signless(1)
+        self.add(self.any_of(bad), message)
 
 
 def raise_if_flagged(flags, messages: str) -> None:

@@ -7,10 +7,26 @@ from __future__ import annotations
 import math
 
 import torch
+from mlir import ir
 
 
 def meta_value(node):
     return node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+
+
+def integral(node) -> bool:
+    """Holds an index: an integer tensor (not bool or uint8, which are masks)."""
+    v = meta_value(node)
+    return (
+        isinstance(v, torch.Tensor)
+        and not v.is_floating_point()
+        and not v.is_complex()
+        and v.dtype not in (torch.bool, torch.uint8)
+    )
+
+
+def i1():
+    return ir.IntegerType.get_signless(1)
 
 
 def size_text(d) -> str:

@@ -63,6 +63,23 @@ class BagOfIndices(torch.nn.Module):
         return self.bag(i + 0, o)
 
 
+class SortedBy(torch.nn.Module):
+    def forward(self, x, v, s):
+        return torch.searchsorted(x, v, sorter=s)
+
+
+class MultiLabel(torch.nn.Module):
+    def forward(self, x, t):
+        return F.multilabel_margin_loss(x, t)
+
+
+class Repeats(torch.nn.Module):
+    def forward(self, x, r):
+        return torch.repeat_interleave(x, r, dim=0, output_size=5) * torch.repeat_interleave(
+            r, output_size=5
+        ).view(-1, 1)
+
+
 pooled, where = F.max_pool2d(torch.randn(1, 2, 4, 4), 2, return_indices=True)
 x45 = torch.randn(4, 5)
 
@@ -144,6 +161,34 @@ CASES = {
         ],
         "offset",
     ),
+    "searchsorted_sorter": (
+        SortedBy(),
+        (torch.tensor([3.0, 1.0, 2.0]), torch.tensor([1.5, 9.0]), torch.tensor([1, 2, 0])),
+        [(torch.tensor([3.0, 1.0, 2.0]), torch.tensor([2.5, 0.0]), torch.tensor([1, 2, 0]))],
+        [
+            (torch.tensor([3.0, 1.0, 2.0]), torch.tensor([1.5, 9.0]), torch.tensor([1, 2, 3])),
+            (torch.tensor([3.0, 1.0, 2.0]), torch.tensor([1.5, 9.0]), torch.tensor([-1, 2, 0])),
+        ],
+        "sorter 's' is out of range for the 3 elements",
+    ),
+    "multilabel_margin_target": (
+        MultiLabel(),
+        (torch.randn(2, 3), torch.tensor([[0, 1, -1], [2, -1, 0]])),
+        [(torch.randn(2, 3), torch.tensor([[2, -1, 7], [-1, 0, 0]]).clamp(max=2))],
+        [
+            (torch.randn(2, 3), torch.tensor([[0, 3, -1], [2, -1, 0]])),
+            (torch.randn(2, 3), torch.tensor([[0, 1, -1], [2, -1, 9]])),  # after the -1 too
+            (torch.randn(2, 3), torch.tensor([[0, -2, 1], [2, -1, 0]])),
+        ],
+        "out of range for 3 classes (or -1)",
+    ),
+    "repeat_interleave_output_size": (
+        Repeats(),
+        (torch.randn(2, 3), torch.tensor([2, 3])),
+        [(torch.randn(2, 3), torch.tensor([5, 0]))],
+        [(torch.randn(2, 3), torch.tensor([2, 2])), (torch.randn(2, 3), torch.tensor([4, 3]))],
+        "the repeats in 'r' do not sum to output_size 5",
+    ),
 }
 
 
@@ -164,6 +209,14 @@ def test_good_indices_match_eager_and_bad_ones_raise(name):
         with pytest.raises(IndexError, match=re.escape(words)) as e:
             program(*args)
         assert "test_index_checks.py" in str(e.value)  # the user's line
+
+
+def test_negative_repeats_raise():
+    # not compared with eager: torch 2.13's repeat_interleave with output_size writes past its
+    # output for repeats [6, -1] (they sum to 5) before it raises, corrupting the heap
+    program = _compiled(Repeats(), (torch.randn(2, 3), torch.tensor([2, 3])))
+    with pytest.raises(IndexError, match="a repeat count in 'r' is negative"):
+        program(torch.randn(2, 3), torch.tensor([6, -1]))
 
 
 def test_the_flag_reads_a_dynamic_size():
