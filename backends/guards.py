@@ -58,7 +58,7 @@ class CallGuards:
         ]
         self.size_steps = size_steps(signature, tensors, self._quoted)
         self.shape_guards = compile_shape_guards(signature.shape_guards, names)
-        self.index_checks = _index_checks(signature, self.tensor_leaves, self._quoted)
+        self.index_checks = _index_checks(signature, self.tensor_leaves, self._quoted, tensors)
         # the input sizes the size steps and tracer guards already passed: both are functions of
         # the tensors' sizes alone (constants are checked for equality first, every call), so a
         # call with sizes seen before skips them. Bounded: cleared when full.
@@ -96,10 +96,11 @@ _SHAPE = operator.attrgetter("shape")
 _PASSED_SIZES = 256
 
 
-def _index_checks(signature: Signature, tensor_leaves: list[int], names: list[str]) -> list:
+def _index_checks(signature: Signature, tensor_leaves: list[int], names: list[str], specs) -> list:
     """A check per `signature.index_bounds` entry whose dim size is a constant or the size of a
     dim of some input: every index in range, as eager's kernels require (compiled code clamps
-    them, so an index out of range would otherwise be a silently wrong answer)."""
+    them, so an index out of range would otherwise be a silently wrong answer). An input whose
+    declared dtype is not an integer one holds no indices (the dtype is checked first)."""
     where = {
         size: (k, d)
         for k, sizes in enumerate(signature.input_sizes)
@@ -110,6 +111,9 @@ def _index_checks(signature: Signature, tensor_leaves: list[int], names: list[st
         if leaf not in tensor_leaves:
             continue
         k = tensor_leaves.index(leaf)
+        dtype = specs[k].dtype
+        if dtype is None or dtype.is_floating_point or dtype.is_complex or dtype == torch.bool:
+            continue
         if size.lstrip("-").isdigit():
             checks.append(_index_check(k, int(size), None, wraps, names[k], op))
         elif size in where:
@@ -117,13 +121,29 @@ def _index_checks(signature: Signature, tensor_leaves: list[int], names: list[st
     return checks
 
 
+# Indices up to this many are read through a memoryview of their bytes (0.5 us for a [1, 7]
+# int64 tensor, against 1.7 for `torch.aminmax` and two `int`s); more go through aminmax.
+_SMALL_INDEX = 64
+_ITEM_FORMATS = {torch.int64: "q", torch.int32: "i", torch.int16: "h", torch.int8: "b"}
+
+
+def _index_range(index: torch.Tensor) -> tuple[int, int]:
+    """(min, max) of a non-empty integer CPU tensor."""
+    fmt = _ITEM_FORMATS.get(index.dtype)
+    if fmt is not None and index.numel() <= _SMALL_INDEX and index.is_contiguous():
+        items = memoryview(index.numpy()).cast("B").cast(fmt)
+        return min(items), max(items)
+    low, high = torch.aminmax(index)
+    return int(low), int(high)
+
+
 def _index_check(k: int, static: int | None, dim_of: tuple | None, wraps: bool, name, op):
     def check(values):
         index = values[k]
-        if index.numel() == 0 or index.is_floating_point() or index.dtype == torch.bool:
+        if index.numel() == 0:
             return
         size = static if dim_of is None else values[dim_of[0]].shape[dim_of[1]]
-        low, high = (int(v) for v in torch.aminmax(index))
+        low, high = _index_range(index)
         bad = high if high >= size else low if low < (-size if wraps else 0) else None
         if bad is not None:
             raise IndexError(

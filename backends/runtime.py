@@ -6,6 +6,7 @@ module (args/kwargs), returns the module's pytree, writes mutated buffers back, 
 
 from __future__ import annotations
 
+import operator
 import warnings
 from dataclasses import dataclass
 
@@ -71,7 +72,11 @@ class CompiledProgram:
             for s in signature.outputs
             if s.role == "mutated_buffer" and isinstance(state.get(s.name), torch.Tensor)
         ]
-        self._grad_warned = False
+        # integer inputs cannot require grad (torch refuses it), so only the others are looked at
+        self._grad_inputs = [
+            k for k, t in enumerate(declared) if t.dtype is not None and not _integral(t.dtype)
+        ]
+        self._grad_warned = not self._grad_inputs
         # off where gradients are taken care of around the call (the torch.compile backend)
         self.warn_requires_grad = True
         # Set by compile() from an ExportedProgram: makes its `ep.module()`, which runs a call
@@ -92,6 +97,7 @@ class CompiledProgram:
         ]
         self._state_tensors = [state[s.name] for s in self._state_specs]
         self._state_storage = [t.data_ptr() for t in self._state_tensors]
+        self._pack = _packer(signature)
         self._functions = {}
         self._plan = Plan(self, library)
         self._storage_reads = storage_reads(main, signature, state)
@@ -114,7 +120,7 @@ class CompiledProgram:
         else:
             leaves = self._binder.bind(args, kwargs)
         user_inputs = self._guards.check(leaves)
-        if list(map(torch.Tensor.data_ptr, self._state_tensors)) != self._state_storage:
+        if list(map(_DATA_PTR, self._state_tensors)) != self._state_storage:
             self._state_replaced()
         for k in self._storage_reads:
             check_storage_read(user_inputs[k], self._guards.names[k])
@@ -142,7 +148,8 @@ class CompiledProgram:
                 )
 
     def _warn_requires_grad(self, user_inputs) -> None:
-        for name, value in zip(self._guards.names, user_inputs):
+        for k in self._grad_inputs:
+            name, value = self._guards.names[k], user_inputs[k]
             if value.requires_grad:
                 self._grad_warned = True
                 warnings.warn(
@@ -190,11 +197,34 @@ class CompiledProgram:
                 self.state[spec.name].copy_(value)
             elif spec.role == "mutated_input":
                 user_inputs[self._input_index[spec.name]].copy_(value)
-        for pos in sorted(sig.constant_outputs):
-            user.insert(pos, sig.constant_outputs[pos])
-        if sig.out_spec is not None:
-            return torch.utils._pytree.tree_unflatten(user, sig.out_spec)
+        return self._pack(user)
+
+
+_DATA_PTR = torch.Tensor.const_data_ptr  # the same address, without a mutable-data check
+
+
+def _integral(dtype: torch.dtype) -> bool:
+    return not (dtype.is_floating_point or dtype.is_complex)
+
+
+def _packer(sig: Signature):
+    """`pack(user outputs)` -> what the module returns: its constant outputs put in, then its
+    output pytree rebuilt (a leaf is returned as is: `tree_unflatten` took 0.19 us)."""
+    constants = sorted(sig.constant_outputs.items())
+    spec = sig.out_spec
+    if not constants and spec is not None and spec.is_leaf():
+        return operator.itemgetter(0)
+    if not constants and spec is None:
+        return lambda user: user[0] if len(user) == 1 else tuple(user)
+
+    def pack(user: list):
+        for pos, value in constants:
+            user.insert(pos, value)
+        if spec is not None:
+            return torch.utils._pytree.tree_unflatten(user, spec)
         return user[0] if len(user) == 1 else tuple(user)
+
+    return pack
 
 
 def _tensor_spec(t: ir.Type) -> TensorSpec:

@@ -16,6 +16,7 @@ import math
 import re
 from typing import Callable, NamedTuple
 
+import numpy as np
 import torch
 from mlir import ir
 
@@ -36,6 +37,21 @@ _ELEMENT_DTYPES = {
     "complex<f16>": torch.complex32,
     "complex<f32>": torch.complex64,
     "complex<f64>": torch.complex128,
+}
+# Results of these dtypes are wrapped through numpy (`np.ndarray` over the buffer, then
+# `torch.from_numpy`: 0.94 us against 1.6 for `torch.frombuffer` and `.view(*sizes)`).
+_NUMPY_DTYPES = {
+    torch.float16: np.float16,
+    torch.float32: np.float32,
+    torch.float64: np.float64,
+    torch.bool: np.bool_,
+    torch.int8: np.int8,
+    torch.uint8: np.uint8,
+    torch.int16: np.int16,
+    torch.int32: np.int32,
+    torch.int64: np.int64,
+    torch.complex64: np.complex64,
+    torch.complex128: np.complex128,
 }
 # Signless ints are just bits: each takes the signed and the unsigned torch dtype of its width.
 _ACCEPTED = {
@@ -72,10 +88,13 @@ class _Allocation:
 
 
 def _wrap(owner: _Allocation, address: int, sizes, spec) -> torch.Tensor:
-    """A tensor over `nbytes` at `address`, no copy; it keeps `owner` alive."""
+    """A tensor over `nbytes` at `address`, no copy; it keeps `owner` alive (the tensor's
+    storage holds the array, the array the ctypes buffer, the buffer `owner`)."""
     count = math.prod(sizes)
     view = (ctypes.c_char * (count * spec.itemsize)).from_address(address)
     view._owner = owner
+    if spec.numpy is not None:
+        return torch.from_numpy(np.ndarray(sizes, spec.numpy, view))
     flat = torch.frombuffer(view, dtype=spec.dtype, count=count)
     # sizes unpacked: `view(tuple)` parses a sequence and took half again as long
     return flat.view(*sizes) if sizes else flat.view(())
@@ -92,6 +111,7 @@ class MemRefSpec(NamedTuple):
     sizes: tuple  # ints, None where dynamic
     static_shape: tuple | None  # the sizes when all static
     strides: tuple | None  # identity strides when all static
+    numpy: np.dtype | None  # the numpy dtype results are wrapped with, None: no such dtype
 
 
 def identity_strides(sizes) -> tuple:
@@ -139,6 +159,7 @@ def parse_memref_type(t: str | ir.Type) -> MemRefSpec:
         sizes=sizes,
         static_shape=static,
         strides=None if static is None else identity_strides(static),
+        numpy=np.dtype(_NUMPY_DTYPES[dtype]) if dtype in _NUMPY_DTYPES else None,
     )
 
 
@@ -191,11 +212,16 @@ class NativeFunction:
         self._bytes_results: frozenset[int] = frozenset()
         # One ctypes call of five arguments (threads.c `aten_mlir_call`) rather than one argument
         # per descriptor: ctypes converts each, 40 ns apiece (1.6 us of a 35 us call with 41).
-        call, most = threads.caller() if isinstance(raw, ctypes._CFuncPtr) else (None, 0)
+        # Its arguments are ctypes objects made once, so the call needs no `argtypes`
+        # conversions (0.23 us a call, not 0.47).
+        call, most = threads.untyped_caller() if isinstance(raw, ctypes._CFuncPtr) else (None, 0)
         pointers = len(self.arg_specs) + (1 if self.result_specs else 0)
         self._call = call if call is not None and 0 < pointers <= most else None
-        self._address = ctypes.cast(raw, ctypes.c_void_p).value if self._call else None
+        self._address = (
+            ctypes.c_void_p(ctypes.cast(raw, ctypes.c_void_p).value) if self._call else None
+        )
         self._offsets_array = (ctypes.c_int64 * max(1, len(offsets)))(*offsets)
+        self._count = ctypes.c_int64(len(offsets))
 
     def read_as_bytes(self, index: int) -> None:
         """Result `index` comes back as `bytes` (a contiguous static one): the runtime's
@@ -287,9 +313,9 @@ class NativeFunction:
     def _invoke(self, argbuf, pointers: list[int]) -> list[torch.Tensor]:
         threads.sync()  # the pool follows torch.set_num_threads
         if self._call is not None:
-            resbuf = self._resbuf_t() if self._result_layout else None
-            count = len(self._offsets)
-            if not self._call(self._address, resbuf, argbuf, self._offsets_array, count):
+            resbuf = self._resbuf_t() if self._result_layout else None  # None: a null pointer
+            if not self._call(self._address, resbuf, argbuf, self._offsets_array, self._count):
+                count = len(self._offsets)
                 raise RuntimeError(f"{self.name}: aten_mlir_call refused {count} descriptors")
             return self._take_results(resbuf[:], pointers) if resbuf is not None else []
         base = ctypes.addressof(argbuf)

@@ -31,6 +31,7 @@ _library: ctypes.CDLL | None = None
 _synced = 1  # the count the library holds (its initial value)
 _unbuildable = False  # no C compiler: compiled loops run serially (`load_if_possible`)
 _caller = None  # (aten_mlir_call, the most pointers it passes), once looked up
+_untyped = None  # aten_mlir_call without argtypes (`untyped_caller`)
 
 
 def load(cache_dir: str | Path | None = None) -> ctypes.CDLL:
@@ -146,6 +147,21 @@ def caller():
         most.argtypes, most.restype = [], ctypes.c_int64
         _caller = call, most()
     return _caller
+
+
+def untyped_caller():
+    """`caller()`, its function without `argtypes`: ctypes then converts nothing in Python per
+    call (0.23 us, not 0.47), so every argument must be a ctypes object (`c_void_p`, `c_int64`,
+    an array) or None for a null pointer: a Python int would be passed as a 32-bit C int."""
+    global _untyped
+    call, most = caller()
+    if call is None:
+        return None, 0
+    if _untyped is None:
+        untyped = type(call)(ctypes.cast(call, ctypes.c_void_p).value)
+        untyped.restype = ctypes.c_int
+        _untyped = untyped
+    return _untyped, most
 
 
 def set_num_threads(count: int) -> None:

@@ -10,6 +10,7 @@ import torch
 from torch.export import Dim, export
 
 import aten_mlir
+from aten_mlir.backends import guards
 from tests.support.triton import triton_interpreter  # noqa: F401  (a fixture)
 
 
@@ -197,3 +198,33 @@ def test_guards_hold_on_a_program_loaded_by_its_export(tmp_path):
     """A fresh export hits the entry keyed before import: its Signature is rebuilt from `ep`."""
     assert not aten_mlir.compile(shared_dim(max=100), cache_dir=tmp_path).from_cache
     check_guards(aten_mlir.compile(shared_dim(max=100), cache_dir=tmp_path))
+
+
+@pytest.mark.parametrize(
+    "index",
+    [
+        torch.tensor(5),
+        torch.tensor([[3, -2, 9]]),
+        torch.arange(24).view(4, 6)[:, 1],  # not contiguous: aminmax
+        torch.arange(-30, 70),  # more than the memoryview path reads
+        torch.tensor([[1, 2], [3, -4]], dtype=torch.int32)[1:],  # offset into its storage
+        torch.tensor([-7, 5], dtype=torch.int8),
+        torch.tensor([200, 7], dtype=torch.uint8),
+        torch.tensor([2**40, -(2**40)]),
+    ],
+)
+def test_index_range_reads_the_true_extremes(index):
+    assert guards._index_range(index) == (int(index.min()), int(index.max()))
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_a_user_index_at_the_tables_size_raises_before_the_call(dynamic):
+    table = torch.nn.Embedding(10, 4)
+    ids = torch.tensor([[1, 9, 0]])
+    shapes = ({1: Dim("s", min=1, max=32)},) if dynamic else None
+    compiled = compile_uncached(export(table, (ids,), dynamic_shapes=shapes))
+    assert len(compiled._guards.index_checks) == 1
+    torch.testing.assert_close(compiled(ids), table(ids))
+    for bad in (10, -1, 2**40):
+        with pytest.raises(IndexError, match=f"index {bad} is out of range"):
+            compiled(torch.tensor([[1, bad, 0]]))

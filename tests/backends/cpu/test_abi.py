@@ -1,10 +1,12 @@
 """Calls of compiled functions through the pool library's `aten_mlir_call` (threads.c), which
 forms each descriptor pointer in C and calls with the function's own arity, and the plain ctypes
-call it replaces (more pointers than its table, or no pool library)."""
+call it replaces (more pointers than its table, or no pool library); results wrapped as tensors
+over their native buffers."""
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import shutil
 import subprocess
 
@@ -13,8 +15,8 @@ import torch
 from torch.export import Dim
 
 import aten_mlir
-from aten_mlir.backends.cpu import threads
-from aten_mlir.backends.cpu.abi import NativeFunction
+from aten_mlir.backends.cpu import abi, threads
+from aten_mlir.backends.cpu.abi import NativeFunction, _Allocation, parse_memref_type
 from tests.modules import Fn
 
 # one recorder per arity: the table's (1..64) and one beyond it
@@ -117,3 +119,49 @@ def test_a_compiled_dynamic_program_calls_through_the_table():
             function._call = call
         torch.testing.assert_close(through_table, f(x, w))
         assert torch.equal(through_table, by_ctypes)
+
+
+def test_the_untyped_caller_passes_ctypes_objects_as_they_are(tmp_path):
+    """`threads.untyped_caller()` (no argtypes: NativeFunction passes ctypes objects made once)
+    forms the same pointers as the typed one; None is a null results pointer."""
+    lib = _recorders(tmp_path)
+    call, most = threads.untyped_caller()
+    assert call is not None and most == threads.caller()[1]
+    base = (ctypes.c_int64 * 256)()
+    address = ctypes.addressof(base)
+    offsets = (ctypes.c_int64 * 3)(8, 48, 96)
+    for n, results in ((3, None), (4, ctypes.c_void_p(address + 8 * 200))):
+        fn = ctypes.c_void_p(ctypes.cast(getattr(lib, f"record{n}"), ctypes.c_void_p).value)
+        ctypes.c_int64.in_dll(lib, "seen_count").value = 0
+        assert call(fn, results, base, offsets, ctypes.c_int64(3)) == 1
+        want = [address + o for o in (8, 48, 96)]
+        if results is not None:
+            want = [results.value, *want]
+        assert ctypes.c_int64.in_dll(lib, "seen_count").value == n
+        assert _seen(lib, n) == want
+
+
+@pytest.mark.parametrize("element", ["f32", "i64", "i1", "bf16", "complex<f32>"])
+def test_a_wrapped_result_frees_its_buffer_once_with_its_last_view(element):
+    """Results are wrapped through numpy where numpy has the dtype (bf16 has not: frombuffer):
+    either way the buffer outlives the tensor while a view of it is alive, and is freed once."""
+    spec = parse_memref_type(f"memref<?x3x{element}>")
+    assert (spec.numpy is None) == (element == "bf16")
+    libc = ctypes.CDLL(None)
+    libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    address = libc.malloc(4 * 3 * spec.itemsize)
+    freed = []
+    owner = _Allocation(address, lambda a: freed.append(a) or abi._free(a))
+    source = torch.arange(12).view(4, 3).to(spec.dtype)
+    ctypes.memmove(address, source.data_ptr(), source.nbytes)
+    out = abi._wrap(owner, address, (4, 3), spec)
+    del owner
+    assert out.dtype == spec.dtype and out.shape == (4, 3) and out.data_ptr() == address
+    assert torch.equal(out, source)
+    view = out[1:]
+    del out
+    gc.collect()
+    assert freed == [] and torch.equal(view, source[1:])
+    del view
+    gc.collect()
+    assert freed == [address]

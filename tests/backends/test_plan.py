@@ -1,0 +1,76 @@
+"""`backends/plan.py`: `@main` as one native call on the user inputs runs without its slots (the
+direct call), other programs through the steps, both giving eager's answer; the returned pytree is
+rebuilt as the module's (`runtime._packer`)."""
+
+from __future__ import annotations
+
+import torch
+from torch.export import Dim, export
+
+import aten_mlir
+from tests.modules import Fn
+
+
+def _compiled(f, args, dynamic_shapes=None):
+    ep = export(Fn(f), args, dynamic_shapes=dynamic_shapes)
+    return aten_mlir.compile(ep, target="cpu", cache=False)
+
+
+def test_one_native_call_runs_directly_at_every_size():
+    w = torch.randn(8, 8)
+
+    def f(x, i):
+        return torch.softmax(x @ w, -1) * 2, x.sum() + 1, i + 1
+
+    n = Dim("n", min=1, max=64)
+    args = (torch.randn(5, 8), torch.arange(5))
+    compiled = _compiled(f, args, (({0: n}, {0: n}),))
+    assert compiled._plan.direct is not None
+    for rows in (1, 7, 33):
+        x, i = torch.randn(rows, 8), torch.arange(rows)
+        got = compiled(x, i)
+        assert isinstance(got, tuple) and len(got) == 3
+        for g, want in zip(got, f(x, i)):
+            torch.testing.assert_close(g, want)
+
+
+def test_bool_inputs_and_outputs_go_through_the_steps():
+    """Bool tensors cross native calls as i8 bytes (`_storage_view`): no direct call."""
+
+    def f(x, m):
+        return torch.where(m, x, -x), m & (x > 0)
+
+    compiled = _compiled(f, (torch.randn(6), torch.rand(6) > 0.5))
+    assert compiled._plan.direct is None
+    x, m = torch.randn(6), torch.rand(6) > 0.5
+    got = compiled(x, m)
+    for g, want in zip(got, f(x, m)):
+        assert g.dtype == want.dtype and torch.equal(g, want)
+
+
+def test_an_input_returned_as_is_goes_through_the_steps():
+    def f(x):
+        return x, x * 3
+
+    compiled = _compiled(f, (torch.randn(4),))
+    assert compiled._plan.direct is None
+    x = torch.randn(4)
+    same, tripled = compiled(x)
+    assert torch.equal(same, x) and same.data_ptr() != x.data_ptr()
+    torch.testing.assert_close(tripled, x * 3)
+
+
+def test_outputs_keep_the_modules_structure():
+    def leaf(x):
+        return x + 1
+
+    def nested(x):
+        return {"a": x + 1, "b": [x * 2, 3]}
+
+    x = torch.randn(3)
+    got = _compiled(leaf, (x,))(x)
+    assert isinstance(got, torch.Tensor) and torch.equal(got, x + 1)
+    got = _compiled(nested, (x,))(x)
+    assert set(got) == {"a", "b"} and got["b"][1] == 3
+    torch.testing.assert_close(got["a"], x + 1)
+    torch.testing.assert_close(got["b"][0], x * 2)
