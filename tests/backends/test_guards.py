@@ -228,3 +228,23 @@ def test_a_user_index_at_the_tables_size_raises_before_the_call(dynamic):
     for bad in (10, -1, 2**40):
         with pytest.raises(IndexError, match=f"index {bad} is out of range"):
             compiled(torch.tensor([[1, bad, 0]]))
+
+
+def test_a_static_dim_is_checked_at_sizes_seen_before_and_at_new_ones():
+    """The static dims of a dynamic program are checked with its sizes, once per distinct set of
+    input sizes: a bad one is refused on every call, also after good calls of the same batch."""
+    ep = export(Add(), (torch.randn(4, 3), torch.randn(4, 3)), dynamic_shapes=_batch_only())
+    compiled = compile_uncached(ep)
+    for batch in (2, 7, 2):
+        x = torch.randn(batch, 3)
+        torch.testing.assert_close(compiled(x, x), x + x)
+        for _ in range(2):
+            with pytest.raises(ValueError, match=r"argument 'y'.*dim 1 was 3"):
+                compiled(x, torch.randn(batch, 4))
+        with pytest.raises(ValueError, match="argument 'y'"):
+            compiled(x, torch.randn(batch, 3, dtype=torch.float64))
+
+
+def _batch_only():
+    b = Dim("b", min=1, max=64)
+    return {"x": {0: b}, "y": {0: b}}

@@ -323,6 +323,13 @@ def test_dynamic_input_checks(dtype_lib):
         mixed(torch.ones(2, 4), torch.ones(2, 4))
     with pytest.raises(ValueError, match="argument 1"):
         mixed(torch.ones(2, 3), torch.ones(2))
+    # shapes that passed are remembered with their strides; others are still checked each time
+    for rows in (5, 1, 5):
+        a, b = torch.randn(rows, 3), torch.randn(rows, 3)
+        assert torch.equal(mixed(a, b)[0], a + b)
+        for bad in (torch.ones(rows, 4), torch.ones(rows, 3, 1), torch.ones(rows * 3)):
+            with pytest.raises(ValueError, match="argument 1"):
+                mixed(a, bad)
 
 
 def test_bound_arguments_are_checked_once_and_read_at_every_call(dtype_lib, aliasing):
