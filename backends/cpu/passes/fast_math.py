@@ -36,6 +36,7 @@ from aten_mlir.passes.ir import nested_ops
 from aten_mlir.passes.registry import ModulePass, option, register_pass
 
 from ..target import cpu_target
+from . import range_extrema
 from .erf_table import SQRT1_2, erf_by_table
 from .x86_registers import scalef, whole_registers
 
@@ -323,7 +324,8 @@ def _is_f32(t: ir.Type) -> bool:
 @dataclass(frozen=True)
 class FastMath(ModulePass):
     """Expands math.exp/expm1/tanh/erf/log/log1p on f32 scalars and vectors into branch-free
-    arith (polynomials within 1.5 ULP) that LLVM vectorizes, instead of scalar libm calls."""
+    arith (polynomials within 1.5 ULP) that LLVM vectorizes, instead of scalar libm calls;
+    f32 vector maximumf/minimumf on AVX-512 registers as vrangeps (range_extrema.py)."""
 
     name: ClassVar[str] = "cpu-fast-math"
     cpu: str = option("", "-mcpu name whose AVX-512 registers take vscalefps / erf tables")
@@ -340,3 +342,10 @@ class FastMath(ModulePass):
                 value = EXPANSIONS[op.name](builder, op.operands[0])
             op.results[0].replace_all_uses_with(value)
             op.erase()
+        # f32 vector max/min on AVX-512 registers: vrangeps (range_extrema.py)
+        for op in [op for op in nested_ops(module_op) if op.name in range_extrema.NAMES]:
+            if range_extrema.applies(op, self.cpu):
+                with op.location, ir.InsertionPoint(op):
+                    value = range_extrema.expand(op)
+                op.results[0].replace_all_uses_with(value)
+                op.erase()
