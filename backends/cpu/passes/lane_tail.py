@@ -16,7 +16,11 @@ The masked step's stores go on halving (`split_stores`): unmasked pieces of narr
 2 lanes and one element, each when its bit of `n % narrowest` is set. On Zen 5 a load that
 overlaps the 64 bytes of a runtime-masked store waits about 20 cycles (~5 ns) even when only
 masked-off lanes overlap, and the next row's first load does exactly that; a static row's
-constant mask already becomes plain narrower stores in LLVM.
+constant mask already becomes plain narrower stores in LLVM. Its loads halve the same way
+(`split_loads`): a 16-lane load over the piece stores of the nest before it in the same row
+(softmax: the max reads what the mask add just stored, the sum what the exp stored) cannot be
+served from the store queue and waits for those stores to reach the cache; piece loads over the
+same pieces can (fused softmax rows of 33, 3x12x33 rows, dyn/static 2.07 -> 1.35).
 A reduction combines each narrower step into its own slice of the full-width accumulator, so
 the row ends in the horizontal reduction a static row has.
 """
@@ -125,6 +129,7 @@ def _into(emitter, tail: Tail, accs: list) -> list:
             parts = emitter.step_at(width, start, parts, mask)
             if mask is not None:
                 split_stores(guard.then_block, tail)
+                split_loads(guard.then_block, tail)
             scf.YieldOp([_insert(part, acc, offset) for part, acc in zip(parts, accs)])
         if accs:
             with ir.InsertionPoint(guard.else_block):
@@ -144,6 +149,7 @@ def _from_neutral(emitter, tail: Tail, kinds: list, types: list) -> list:
             parts = emitter.step_at(width, start, start_values, mask)
             if mask is not None:
                 split_stores(guard.then_block, tail)
+                split_loads(guard.then_block, tail)
             scf.YieldOp(parts)
         with ir.InsertionPoint(guard.else_block):
             scf.YieldOp([_neutral(k, t) for k, t in zip(kinds, slices)])
@@ -180,6 +186,60 @@ def split_stores(block: ir.Block, tail: Tail) -> None:
                 if w > 1:
                     rest = arith.select(condition, high, low)
         op.erase()
+
+
+def split_loads(block: ir.Block, tail: Tail) -> None:
+    """Each `vector.maskedload` in `block` under the tail's mask -> `tail.pieces`: unmasked
+    loads of narrowest/2, ..., 1 lanes, each under its condition, put together from the
+    smallest up (each step's vector is the piece then what is below it, or what is below it
+    then zeros), so no lane index is dynamic. The row was often just written by the previous
+    nest's piece stores: a wide load over several narrower stores cannot take their data from
+    the store queue and waits for them to reach the cache (~20 cycles a row on Zen 5); a piece
+    load over the same piece store can. i1 elements keep the masked load."""
+    mask = tail.masked[3]
+    for op in [o.operation for o in block.operations]:
+        if op.name != "vector.maskedload" or op.operands[-2] != mask or not tail.pieces:
+            continue
+        element = ir.VectorType(op.results[0].type).element_type
+        if not isinstance(element, (ir.FloatType, ir.IntegerType)) or element.width % 8:
+            continue
+        base, *indices = list(op.operands)[:-2]
+        with ir.InsertionPoint(op), op.location:
+            acc = None
+            for w, offset, condition in reversed(tail.pieces):
+                zeros = _zeros(ir.VectorType.get([w], element))
+                acc = zeros if acc is None else acc
+                wide = ir.VectorType.get([2 * w], element)
+                piece = scf.IfOp(condition, [wide], has_else=True)
+                with ir.InsertionPoint(piece.then_block):
+                    at = [*indices[:-1], arith.addi(indices[-1], offset)]
+                    low = vector.load(ir.VectorType.get([w], element), base, at)
+                    scf.YieldOp([vector.shuffle(low, acc, list(range(2 * w)))])
+                with ir.InsertionPoint(piece.else_block):
+                    scf.YieldOp([vector.shuffle(acc, zeros, list(range(2 * w)))])
+                acc = piece.results[0]
+            if not _is_zeros(op.operands[-1]):
+                acc = arith.select(mask, acc, op.operands[-1])
+        op.results[0].replace_all_uses_with(acc)
+        op.erase()
+
+
+def _zeros(t: ir.VectorType) -> ir.Value:
+    return arith.constant(t, _zeros_attr(t))
+
+
+def _is_zeros(value: ir.Value) -> bool:
+    """`value` is a constant vector of +0 (the pass-through the vector loops give)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        return False
+    return owner.attributes["value"] == _zeros_attr(ir.VectorType(value.type))
+
+
+def _zeros_attr(t: ir.VectorType) -> ir.Attribute:
+    e = t.element_type
+    zero = ir.FloatAttr.get(e, 0.0) if isinstance(e, ir.FloatType) else ir.IntegerAttr.get(e, 0)
+    return ir.DenseElementsAttr.get_splat(t, zero)
 
 
 def _slice(acc: ir.Value, offset: int, width: int) -> ir.Value:
