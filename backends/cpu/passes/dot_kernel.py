@@ -8,6 +8,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
+from . import m_tiles
 from .kernels import ONE_ROW, KernelEmitter, lane_stride
 from .lane_shuffles import lane_sums
 
@@ -38,7 +39,7 @@ class DotKernel(KernelEmitter):
             self._a_wide = self._widen_a(ivs)
         n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(self.blocks.dot_block_n))
         with ir.InsertionPoint(n0.body):
-            for m_part in self._parts(c.m, rows, ONE_ROW):
+            for m_part in m_tiles.row_parts(self, rows, halving=False):
                 for n_part in self._parts(c.n, cols, ONE_ROW):
                     self._dot_tile(ivs, n0.induction_variable, m_part, n_part)
             scf.YieldOp([])
@@ -90,14 +91,19 @@ class DotKernel(KernelEmitter):
         return main, arith.subi(k, main, ip=self._top)
 
     def _dot_tile(self, ivs, bn, m_part, n_part):
+        """The tiles of one (rows, columns) part: rows from `sure` on may be past a `?` M,
+        clamped to its last row and not stored (m_tiles)."""
         c = self.c
-        rows, cols = m_part[2], n_part[2]
+        lo, hi, rows, sure = m_part
+        cols = n_part[2]
         k_main, k_tail = self._k_split()
-        m_loop = self._range_loop(*m_part)
+        m_loop = self._range_loop(lo, hi, rows)
         with ir.InsertionPoint(m_loop.body):
+            m = m_loop.induction_variable
+            self._row_at = m_tiles.rows_at(self, m, rows, sure)
             n_loop = self._range_loop(*n_part, bn, self.blocks.dot_block_n)
             with ir.InsertionPoint(n_loop.body):
-                at = {**ivs, c.m: m_loop.induction_variable, c.n: n_loop.induction_variable}
+                at = {**ivs, c.m: m, c.n: n_loop.induction_variable}
                 accs = [self.zeros] * (rows * cols)
                 if not isinstance(k_main, int) or k_main:
                     k_loop = scf.ForOp(self.index(0), self._v(k_main), self.index(self.lanes), accs)
@@ -110,23 +116,29 @@ class DotKernel(KernelEmitter):
                     at_k = {**at, c.k: self._v(k_main)}
                     accs = self._dot_step(at_k, accs, rows, cols, k_tail)
                 if self._sums_as_vectors(rows, cols):
-                    self._add_sum_vectors(at, accs, rows, cols)
+                    self._add_sum_vectors(at, accs, rows, cols, sure)
                 else:
-                    self._add_sums(at, accs, rows, cols)
+                    self._add_sums(at, accs, rows, cols, sure)
                 scf.YieldOp([])
             scf.YieldOp([])
 
-    def _add_sums(self, at, accs, rows, cols):
-        """C[m + i, n + j] += the lanes of accs[i * cols + j], one reduction each."""
+    def _add_sums(self, at, accs, rows, cols, sure):
+        """C[m + i, n + j] += the lanes of accs[i * cols + j], one reduction each (rows from
+        `sure` on only inside M)."""
         c = self.c
         for i in range(rows):
-            for j in range(cols):
-                indices = self._at(2, at, {c.m: i, c.n: j})
-                start = None if self.c_starts_zero else self._load_scalar(c.c, indices)
-                total = vector.reduction(
-                    self.element, _add_kind(), accs[i * cols + j], acc=start, fastmath=_reassoc()
-                )
-                self._store_scalar(total, c.c, indices)
+            with m_tiles.store_guard(self, at[c.m], i, sure):
+                for j in range(cols):
+                    indices = self._at(2, {**at, c.m: self._row_at[i]}, {c.n: j})
+                    start = None if self.c_starts_zero else self._load_scalar(c.c, indices)
+                    total = vector.reduction(
+                        self.element,
+                        _add_kind(),
+                        accs[i * cols + j],
+                        acc=start,
+                        fastmath=_reassoc(),
+                    )
+                    self._store_scalar(total, c.c, indices)
 
     def _sums_as_vectors(self, rows, cols) -> bool:
         """A block of L accumulators per L lanes, whole rows of it, and C of the accumulator
@@ -140,7 +152,7 @@ class DotKernel(KernelEmitter):
             and len(c.index[2][-1]) == 1
         )
 
-    def _add_sum_vectors(self, at, accs, rows, cols):
+    def _add_sum_vectors(self, at, accs, rows, cols, sure):
         """The sums of L accumulators at a time as one vector (`lane_sums`: shuffles and adds,
         a fraction of L reductions' instructions: 4x4 blocks of a linear layer's C spent ~15% of
         the kernel in them), added to C `cols` lanes per row."""
@@ -152,16 +164,20 @@ class DotKernel(KernelEmitter):
             for r in range(per):
                 i = g // cols + r
                 part = vector.extract_strided_slice(row_type, sums, [r * cols], [cols], [1])
-                indices = self._at(2, at, {c.m: i})
-                if not self.c_starts_zero:
-                    part = arith.addf(vector.load(row_type, c.c, indices), part)
-                vector.store(part, c.c, indices)
+                with m_tiles.store_guard(self, at[c.m], i, sure):
+                    indices = self._at(2, {**at, c.m: self._row_at[i]}, {})
+                    if not self.c_starts_zero:
+                        part = arith.addf(vector.load(row_type, c.c, indices), part)
+                    vector.store(part, c.c, indices)
 
     def _dot_step(self, at_k, accs, rows, cols, width=None):
         c = self.c
         width = self.lanes if width is None else width
         if self._a_wide is None:
-            a = [self._load_lanes(c.a, self._at(0, at_k, {c.m: i}), width) for i in range(rows)]
+            a = [
+                self._load_lanes(c.a, self._at(0, {**at_k, c.m: self._row_at[i]}, {}), width)
+                for i in range(rows)
+            ]
         else:
             rows_at = [at_k[c.m]] + [arith.addi(at_k[c.m], self.index(i)) for i in range(1, rows)]
             a = [self._load_lanes(self._a_wide, [r, at_k[c.k]], width) for r in rows_at]

@@ -27,9 +27,9 @@ from contextlib import ExitStack
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
-from . import a_pack
+from . import a_pack, m_tiles
 from .b_panels import pack_panels, reads_b_in_place
-from .kernels import MASKED, ONE_ROW, KernelEmitter, lane_stride
+from .kernels import MASKED, KernelEmitter, lane_stride
 from .transposed_panels import pack_panels_from_rows
 
 # Rows of C from which copying B into panels pays (the copy is one load and store per element,
@@ -103,7 +103,7 @@ class OuterKernel(KernelEmitter):
                 with ir.InsertionPoint(k0.body):
                     at = (m0.induction_variable, n0.induction_variable, k0.induction_variable)
                     for m_part in m_parts:
-                        for n_part in n_parts:
+                        for n_part in m_tiles.column_parts(self, m_part, n_parts):
                             self._tile(ivs, at, m_part, n_part)
                     scf.YieldOp([])
                 scf.YieldOp([])
@@ -174,28 +174,9 @@ class OuterKernel(KernelEmitter):
             memref.dealloc(strips)
 
     def _m_parts(self, block_m: int) -> list[tuple]:
-        """(lo, hi, rows) ranges of m: whole register blocks, then the rest. `?` rows: the rest
-        (< R rows) as at most one block each of R/2, R/4, ... 1 rows, not one row at a time:
-        7 rows ran as 7 one-row tiles (a broadcast per 2 FMAs, B read 7 times; GPT-2 b1 s7's
-        c_proj 9.5 us vs the static compile's one 7-row tile; dynamic `q @ k.T` at s77 ran 5
-        one-row tiles). Each smaller block starts where the bigger ones end, so every row is
-        written once; all of them lie in the last R rows from a multiple of R (in one A strip),
-        and in one m block of `block_m` rows (a multiple of R), so no m block splits one."""
-        c, block = self.c, self.blocks.outer_rows
-        ok = block & (block - 1) == 0 and block_m % block == 0
-        if c.extents[c.m] is not None or not ok:
-            return self._parts(c.m, block, ONE_ROW)
-        extent = self.extent(c.m)
-        parts, lo = [], self.index(0)
-        rows = block
-        while rows >= 1:
-            # hi = lo + ((extent - lo) / rows) * rows: whole blocks of `rows` from lo
-            left = arith.subi(extent, lo, ip=self._top)
-            whole = arith.divui(left, self.index(rows), ip=self._top)
-            hi = arith.addi(lo, arith.muli(whole, self.index(rows), ip=self._top), ip=self._top)
-            parts.append((lo, hi, rows))
-            lo, rows = hi, rows // 2
-        return parts
+        """(lo, hi, rows, sure) ranges of m: whole register blocks, then the rest (m_tiles: a
+        `?` rest as one tile whose rows from `sure` on are clamped)."""
+        return m_tiles.row_parts(self, self.blocks.outer_rows, block_m)
 
     def _n_block(self) -> int:
         """Columns per n block on the panel path: block_n, or for known columns the equal
@@ -247,7 +228,8 @@ class OuterKernel(KernelEmitter):
         accumulators across the k block, B from `panels` when given, else in place."""
         c = self.c
         bm, bn, bk = blocks
-        rows, cols = m_part[2], n_part[2]
+        lo, hi, rows, sure = m_part  # rows of a tile from `sure` on may be past M (m_tiles)
+        m_part, cols = (lo, hi, rows), n_part[2]
         if cols == MASKED:
             n_part = (n_part[0], n_part[1], self.lanes)
         block_m = self.blocks.block_m if panels is None else self._panel_rows()
@@ -271,7 +253,8 @@ class OuterKernel(KernelEmitter):
             if panels is not None and PREFETCH_C:
                 self._prefetch_next_c(at, rows, len(widths))
             b_lanes = self._b_lanes(at, widths, bn, bk, panels)
-            accs = self._c_tile(at, rows, widths, bk)
+            row_at = m_tiles.rows_at(self, m, rows, sure)
+            accs = self._c_tile(at, rows, widths, bk, row_at)
             read_a = None if strips is None else a_pack.strip_reader(self, strips, m, bk)
             k_stop = arith.minsi(arith.addi(bk, self.index(self.blocks.block_k)), self.extent(c.k))
 
@@ -283,7 +266,7 @@ class OuterKernel(KernelEmitter):
                     out = []
                     for i in range(rows):
                         if read_a is None:
-                            a = self._load_scalar(c.a, self._at(0, at_k, {c.m: i}))
+                            a = self._load_scalar(c.a, self._at(0, {**at_k, c.m: row_at[i]}, {}))
                         else:
                             a = read_a(k_loop.induction_variable, i)
                         a = vector.broadcast(self.vector, a)
@@ -295,9 +278,10 @@ class OuterKernel(KernelEmitter):
 
             results = self._around_k(list(self.window_dims), {}, accs, k_steps)
             for i in range(rows):
-                for j, w in enumerate(widths):
-                    indices = self._at(2, at, {c.m: i, c.n: j * self.lanes})
-                    self._store_lanes(results[i * len(widths) + j], c.c, indices, w)
+                with m_tiles.store_guard(self, m, i, sure):
+                    for j, w in enumerate(widths):
+                        indices = self._at(2, {**at, c.m: row_at[i]}, {c.n: j * self.lanes})
+                        self._store_lanes(results[i * len(widths) + j], c.c, indices, w)
         for which in ("n", "m") if panels is None else ("m", "n"):
             with ir.InsertionPoint(loops[which].body):
                 scf.YieldOp([])
@@ -313,14 +297,16 @@ class OuterKernel(KernelEmitter):
             scf.YieldOp(self._around_k(dims[1:], at, list(loop.inner_iter_args), k_steps))
         return list(loop.results)
 
-    def _c_tile(self, at, rows, widths, bk) -> list[ir.Value]:
-        """The tile's accumulators at the start of k block `bk`: C's values, or zeros in the
-        first block when C starts zero (its fill folded in)."""
+    def _c_tile(self, at, rows, widths, bk, row_at=None) -> list[ir.Value]:
+        """The tile's accumulators at the start of k block `bk`: C's values (of rows `row_at`,
+        m + i by default), or zeros in the first block when C starts zero (its fill folded in)."""
         c = self.c
+        if row_at is None:
+            row_at = m_tiles.rows_at(self, at[c.m], rows, rows)
 
         def load():
             return [
-                self._load_lanes(c.c, self._at(2, at, {c.m: i, c.n: j * self.lanes}), w)
+                self._load_lanes(c.c, self._at(2, {**at, c.m: row_at[i]}, {c.n: j * self.lanes}), w)
                 for i in range(rows)
                 for j, w in enumerate(widths)
             ]

@@ -2,8 +2,11 @@
 
 // `?` rows and columns: trip counts from memref.dim, whole 8 x 32 blocks up to the largest
 // multiple, then the columns left as one vector a step masked by what is left of the row, and
-// the rows left in at most one block each of 4, 2 and 1 rows (tiles ordered by column panel). `?` rows may be many: B is copied as 32-wide panels per block
-// (lanes past n masked to zero) once, before the m blocks, whose tiles' k loops read them.
+// the rows left (< 8) as one tile of 8, 4, 2 or 1 rows, the next at or above what is left
+// (tiles ordered by column panel): an 8-row tile's rows 5-7 (a 4-row tile's row 3) may be
+// past M, so they read row min(m + i, M - 1) and store under `scf.if (m + i < M)` (m_tiles).
+// `?` rows may be many: B is copied as 32-wide panels per block (lanes past n masked to zero)
+// once, before the m blocks, whose tiles' k loops read them.
 // CHECK-LABEL: func.func @dynamic_rows_and_columns
 // CHECK-DAG: %[[M:.+]] = memref.dim %arg0, %c0 : memref<?x64xf32>
 // CHECK-DAG: %[[N:.+]] = memref.dim %arg1, %c1 : memref<64x?xf32>
@@ -17,7 +20,17 @@
 // CHECK: scf.for %{{.*}} = %c0 to %[[M]] step %c256
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK-NEXT: vector.load %[[PANELS]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c8
+// CHECK-COUNT-3: arith.minui
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
+// CHECK: arith.cmpi ult, %{{.*}}, %[[M]] : index
+// CHECK-NEXT: scf.if
+// CHECK: arith.cmpi ult, %{{.*}}, %[[M]] : index
+// CHECK-NEXT: scf.if
+// CHECK: arith.cmpi ult, %{{.*}}, %[[M]] : index
+// CHECK-NEXT: scf.if
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c4
+// CHECK: arith.minui
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c2
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16xf32>, vector<16xf32>)
