@@ -72,6 +72,11 @@ class Plan:
             self.steps.append(self._step(op, program, library, fixed))
         self._flags_as_bytes(program)
         self.direct = self._direct_call()
+        # every returned value is a tensor in storage of its own, not an input's or the
+        # state's (`NativeFunction.fresh_results`): the runtime need not look for aliases
+        self.fresh = self.direct is not None and getattr(
+            self._last_native[3], "fresh_results", False
+        )
 
     def _flags_as_bytes(self, program) -> None:
         """The `index_check` flags come back from their native call as bytes: the runtime only

@@ -100,6 +100,14 @@ class CompiledProgram:
         self._pack = _packer(signature)
         self._functions = {}
         self._plan = Plan(self, library)
+        # the user outputs' positions when each is a native result with storage of its own
+        # (`Plan.fresh`) and nothing is written back: `_outputs` then only picks them
+        roles = {s.role for s in signature.outputs}
+        self._fresh_outputs = (
+            [k for k, s in enumerate(signature.outputs) if s.role == "user_output"]
+            if self._plan.fresh and roles <= {"user_output", "index_check"}
+            else None
+        )
         self._storage_reads = storage_reads(main, signature, state)
 
     @classmethod
@@ -181,6 +189,8 @@ class CompiledProgram:
         sig = self.signature
         if self._index_check is not None:  # before any write-back, as eager raises
             raise_if_flagged(returned[self._index_check], sig.outputs[self._index_check].name)
+        if self._fresh_outputs is not None:  # nothing to copy or write back
+            return self._pack([returned[k] for k in self._fresh_outputs])
         user = []
         inputs = {t.data_ptr() for t in user_inputs}
         for spec, value in zip(sig.outputs, returned):

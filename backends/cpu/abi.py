@@ -168,6 +168,10 @@ def _describe(t) -> str:
 class NativeFunction:
     """A callable over one `_mlir_ciface_<name>`: checks inputs, marshals, decodes, frees."""
 
+    # Each result tensor has storage of its own: a buffer the call allocated that is no
+    # argument's is wrapped, any other is copied (`_take_results`).
+    fresh_results = True
+
     def __init__(
         self,
         name: str,

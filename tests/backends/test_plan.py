@@ -25,13 +25,14 @@ def test_one_native_call_runs_directly_at_every_size():
     n = Dim("n", min=1, max=64)
     args = (torch.randn(5, 8), torch.arange(5))
     compiled = _compiled(f, args, (({0: n}, {0: n}),))
-    assert compiled._plan.direct is not None
+    assert compiled._plan.direct is not None and compiled._fresh_outputs == [0, 1, 2]
     for rows in (1, 7, 33):
         x, i = torch.randn(rows, 8), torch.arange(rows)
         got = compiled(x, i)
         assert isinstance(got, tuple) and len(got) == 3
         for g, want in zip(got, f(x, i)):
             torch.testing.assert_close(g, want)
+            assert g.data_ptr() not in (x.data_ptr(), i.data_ptr(), w.data_ptr())
 
 
 def test_bool_inputs_and_outputs_go_through_the_steps():
@@ -74,3 +75,25 @@ def test_outputs_keep_the_modules_structure():
     assert set(got) == {"a", "b"} and got["b"][1] == 3
     torch.testing.assert_close(got["a"], x + 1)
     torch.testing.assert_close(got["b"][0], x * 2)
+
+
+class _Returns(torch.nn.Module):
+    """Outputs that may come back as an argument's buffer: the weight, a view of the input."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(4, 3))
+
+    def forward(self, x):
+        return self.w.clone(), x.view(3, 4), x.reshape(-1)[2:], x * 2
+
+
+def test_outputs_never_share_storage_with_an_input_or_the_state():
+    module, x = _Returns(), torch.randn(4, 3)
+    compiled = aten_mlir.compile(export(module, (x,)), target="cpu", cache=False)
+    got = compiled(x)
+    want = module(x)
+    taken = {x.untyped_storage().data_ptr(), module.w.untyped_storage().data_ptr()}
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w)
+        assert g.untyped_storage().data_ptr() not in taken
