@@ -1,12 +1,13 @@
 """Convolutions -> linalg convolutions on a zero-padded input (bias in the accumulator).
 
-2d with groups 1 is `linalg.conv_2d_nchw_fchw`; 1d with groups 1 is the 2d conv of a unit-height
-image; the others (3d, grouped) are one `linalg.generic` over channel dims split into (group,
-channel). The CPU kernels take those two forms: the named 1d, 3d and grouped 2d ops had none and
-ran as scalar loops (Conv3d 38x eager, a 4-group Conv2d 26x). A transposed convolution is the
-convolution of the zero-dilated, padded input with the flipped kernel whose in/out channels are
-swapped per group. f16/bf16 accumulate in f32 (the named ops cast their operands to the
-accumulator type).
+2d with groups 1 is `linalg.conv_2d_nchw_fchw` (a 1x1 stride-1 conv of one image over many
+pixels: `linalg.matmul` on [F, C] x [C, H*W] views); 1d with groups 1 is the 2d conv of a
+unit-height image; the others (3d, grouped) are one `linalg.generic` over channel dims split
+into (group, channel). The CPU kernels take those two forms: the named 1d, 3d and grouped 2d ops
+had none and ran as scalar loops (Conv3d 38x eager, a 4-group Conv2d 26x). A transposed
+convolution is the convolution of the zero-dilated, padded input with the flipped kernel whose
+in/out channels are swapped per group. f16/bf16 accumulate in f32 (the named ops cast their
+operands to the accumulator type).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def conv_nd(rw, x, w, init, stride, dilation, groups) -> ir.Value:
     n = len(stride)
     if n == 1 and groups == 1:
         return _conv_1d_as_2d(rw, x, w, init, stride, dilation)
+    if groups == 1 and n == 2 and _pointwise_wide(x, w, init, stride):
+        return _pointwise_as_matmul(rw, x, w, init)
     if groups == 1 and n == 2:
         with rw.at():
             return linalg.conv_2d_nchw_fchw(x, w, outs=[init], strides=stride, dilations=dilation)
@@ -50,6 +53,41 @@ def conv_nd(rw, x, w, init, stride, dilation, groups) -> ir.Value:
     )
     out = _grouped_generic(rw, xg, wg, og, stride, dilation)
     return T.collapse(rw, out, [[0], [1, 2], *[[d + 1] for d in range(2, n + 2)]])
+
+
+# Output pixels (H*W, static) from which a 1x1 stride-1 conv of one image is written as the
+# product W[F, C] @ X[C, H*W]: one product over all pixels, not one per output row of W pixels
+# (1 thread, same process: 256->64 1x1 on 56x56 0.65 -> 0.51 ms, 512->128 on 28x28 0.50 ->
+# 0.45; 14x14 even, 0.95-1.01); a product over few pixels keeps the conv form (7x7: the
+# kernels read the filter in place there, 0.62 vs 0.78 ms as a product)
+POINTWISE_PRODUCT_MIN_PIXELS = 512
+
+
+def _pointwise_wide(x, w, init, stride) -> bool:
+    """One image (static batch 1), a 1x1 window at stride 1 (dilation does not matter) over
+    at least POINTWISE_PRODUCT_MIN_PIXELS static pixels, each of which is an output pixel (a
+    transposed conv's cropped input can be longer than its output)."""
+    xt, wt, ot = tensor_type(x), tensor_type(w), tensor_type(init)
+    if any(wt.is_dynamic_dim(d) or wt.get_dim_size(d) != 1 for d in (2, 3)):
+        return False
+    if any(s != 1 for s in stride) or any(xt.is_dynamic_dim(d) for d in (0, 2, 3)):
+        return False
+    if xt.shape[2:] != ot.shape[2:]:
+        return False
+    return (
+        xt.get_dim_size(0) == 1
+        and xt.get_dim_size(2) * xt.get_dim_size(3) >= POINTWISE_PRODUCT_MIN_PIXELS
+    )
+
+
+def _pointwise_as_matmul(rw, x, w, init) -> ir.Value:
+    """out[0, f, p] += w[f, c] * x[0, c, p] as linalg.matmul on views [F, C], [C, H*W], [F, H*W]
+    (a named op: elementwise fusion leaves it a product)."""
+    image, filters = [[0, 1], [2, 3]], [[0], [1, 2, 3]]
+    x2, o2, w2 = T.collapse(rw, x, image), T.collapse(rw, init, image), T.collapse(rw, w, filters)
+    with rw.at():
+        out = linalg.matmul(w2, x2, outs=[o2])
+    return T.expand(rw, out, image, rw.sizes(init))
 
 
 def _conv_1d_as_2d(rw, x, w, init, stride, dilation) -> ir.Value:

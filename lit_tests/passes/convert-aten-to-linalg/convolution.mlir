@@ -77,3 +77,36 @@ func.func @transposed_stride_1(%x: tensor<2x4x5xf32>, %w: tensor<4x3x3xf32>) -> 
   %0 = "aten.convolution"(%x, %w) {dilation = array<i64: 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 0>, padding = array<i64: 1>, stride = array<i64: 1>, transposed = true} : (tensor<2x4x5xf32>, tensor<4x3x3xf32>) -> tensor<2x3x5xf32>
   return %0 : tensor<2x3x5xf32>
 }
+
+// -----
+
+// A 1x1 stride-1 conv of one image over >= 512 pixels is the product W[F, C] @ X[C, H*W] on
+// views (one product over all pixels; a named op, so elementwise fusion leaves it a product).
+// CHECK-LABEL: func.func @pointwise_as_matmul
+// CHECK-DAG: %[[X2:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1], [2, 3]] : tensor<1x16x24x24xf32> into tensor<16x576xf32>
+// CHECK-DAG: %[[W2:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0], [1, 2, 3]] : tensor<8x16x1x1xf32> into tensor<8x16xf32>
+// CHECK-DAG: %[[O2:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1], [2, 3]] : tensor<1x8x24x24xf32> into tensor<8x576xf32>
+// CHECK: %[[M:.+]] = linalg.matmul ins(%[[W2]], %[[X2]] : tensor<8x16xf32>, tensor<16x576xf32>) outs(%[[O2]] : tensor<8x576xf32>)
+// CHECK: tensor.expand_shape %[[M]] {{\[\[}}0, 1], [2, 3]] output_shape [1, 8, 24, 24]
+// CHECK-NOT: linalg.conv_2d_nchw_fchw
+func.func @pointwise_as_matmul(%x: tensor<1x16x24x24xf32>, %w: tensor<8x16x1x1xf32>, %b: tensor<8xf32>) -> tensor<1x8x24x24xf32> {
+  %0 = "aten.convolution"(%x, %w, %b) {dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x16x24x24xf32>, tensor<8x16x1x1xf32>, tensor<8xf32>) -> tensor<1x8x24x24xf32>
+  return %0 : tensor<1x8x24x24xf32>
+}
+
+// -----
+
+// ... a batch of images (or a `?` one), a stride, or few pixels keep the named conv.
+// CHECK-LABEL: func.func @pointwise_kept
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.conv_2d_nchw_fchw {{.+}} tensor<2x16x24x24xf32>, tensor<8x16x1x1xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} {{.+}} tensor<1x16x24x24xf32>, tensor<8x16x1x1xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.conv_2d_nchw_fchw {{.+}} tensor<1x16x14x14xf32>, tensor<8x16x1x1xf32>
+func.func @pointwise_kept(%x: tensor<2x16x24x24xf32>, %x1: tensor<1x16x24x24xf32>, %s: tensor<1x16x14x14xf32>, %w: tensor<8x16x1x1xf32>) -> (tensor<2x8x24x24xf32>, tensor<1x8x12x12xf32>, tensor<1x8x14x14xf32>) {
+  %0 = "aten.convolution"(%x, %w) {dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<2x16x24x24xf32>, tensor<8x16x1x1xf32>) -> tensor<2x8x24x24xf32>
+  %1 = "aten.convolution"(%x1, %w) {dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 2, 2>, transposed = false} : (tensor<1x16x24x24xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x12x12xf32>
+  %2 = "aten.convolution"(%s, %w) {dilation = array<i64: 1, 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 0, 0>, padding = array<i64: 0, 0>, stride = array<i64: 1, 1>, transposed = false} : (tensor<1x16x14x14xf32>, tensor<8x16x1x1xf32>) -> tensor<1x8x14x14xf32>
+  return %0, %1, %2 : tensor<2x8x24x24xf32>, tensor<1x8x12x12xf32>, tensor<1x8x14x14xf32>
+}

@@ -132,6 +132,64 @@ def test_integer_convolution_wraps_like_eager(dtype):
     )
 
 
+# 1x1 stride-1 convs of one image over >= 512 pixels are lowered as linalg.matmul: odd channel
+# and pixel counts, padding (the product runs over the padded image), dilation, no bias
+POINTWISE = [
+    ((1, 7, 23, 29), (5, 7, 1, 1), True, dict()),
+    ((1, 3, 21, 25), (9, 3, 1, 1), False, dict(padding=1, dilation=3)),
+    ((1, 33, 32, 17), (17, 33, 1, 1), True, dict()),
+    ((1, 4, 24, 24), (4, 6, 1, 1), True, dict(transposed=True)),
+    # transposed with padding: the cropped input is longer than the output (keeps the conv)
+    ((1, 4, 26, 27), (4, 6, 1, 1), False, dict(transposed=True, padding=1)),
+    ((1, 4, 23, 25), (4, 6, 1, 1), True, dict(transposed=True, stride=2, output_padding=1)),
+]
+
+
+@pytest.mark.parametrize("case", range(len(POINTWISE)))
+def test_pointwise_conv_as_matmul(case):
+    _check_conv(*POINTWISE[case])
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.int32])
+def test_pointwise_conv_as_matmul_dtypes(dtype):
+    if dtype.is_floating_point:
+        _check_conv((1, 6, 24, 24), (8, 6, 1, 1), True, dict(), dtype=dtype, atol=2e-2, rtol=2e-2)
+        return
+    g = torch.Generator().manual_seed(4)
+    x = torch.randint(-50, 50, (1, 6, 24, 24), generator=g).to(dtype)
+    w = torch.randint(-50, 50, (8, 6, 1, 1), generator=g).to(dtype)
+    assert_lowers(
+        "aten.convolution", [x, w], names=["input", "weight"], atol=0, rtol=0, bias=None,
+        **_conv_kwargs(2),
+    )  # fmt: skip
+
+
+class _Pointwise(torch.nn.Module):
+    """Conv + BN + ReLU around a 1x1 conv (its producer and consumer fuse with a product)."""
+
+    def __init__(self, c=12, f=20):
+        super().__init__()
+        self.pre = torch.nn.Conv2d(3, c, 3, padding=1)
+        self.conv = torch.nn.Conv2d(c, f, 1, bias=False)
+        self.bn = torch.nn.BatchNorm2d(f).eval()
+
+    def forward(self, x):
+        return torch.relu(self.bn(self.conv(torch.relu(self.pre(x)))))
+
+
+def test_pointwise_conv_module():
+    torch.manual_seed(0)
+    net = _Pointwise().eval()
+    with torch.no_grad():
+        assert_module_lowers(net, [torch.randn(1, 3, 27, 31)], atol=1e-4, rtol=1e-4)
+        # a `?` batch keeps the named conv (exported at 2 and 7: torch specializes 1)
+        batch = torch.export.Dim("batch", min=1, max=64)
+        for n in (2, 7):
+            assert_module_lowers(
+                net, [torch.randn(n, 3, 27, 31)], ({0: batch},), atol=1e-4, rtol=1e-4
+            )
+
+
 class _Net(torch.nn.Module):
     def __init__(self):
         super().__init__()
