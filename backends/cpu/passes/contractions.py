@@ -48,6 +48,7 @@ from .kernels import (
 )
 from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
+from .panel_prefetch import OuterPanelKernel, PackedKernel
 from .row_stream import row_stream_emitter
 from .staging import contiguous_type, stage_a_along_k, stage_c, strided_c
 from .vnni_kernel import vnni_emitter
@@ -294,7 +295,9 @@ class VectorizeContractions(ModulePass):
                         or row_stream_emitter(c, types, blocks)
                         or kernel_choice_emitter(c, types, blocks)
                     )
-                    kernel = DotKernel if c.kernel == "dot" else OuterKernel
+                    kernel = {"dot": DotKernel, "packed": PackedKernel}.get(
+                        c.kernel, OuterPanelKernel
+                    )
                     emitter = emitter or kernel(c, types, blocks)
                     _fold_zero_fill(fill, emitter)
                     emitter.emit()
@@ -314,6 +317,8 @@ def _fold_zero_fill(fill: ir.Operation | None, emitter) -> None:
     the kernel (a conv's window); a `?` k keeps the fill for k = 0 only."""
     if fill is None or type(emitter) not in (
         OuterKernel,
+        PackedKernel,
+        OuterPanelKernel,
         DotKernel,
         Im2colEmitter,
         KernelChoice,

@@ -28,6 +28,7 @@ from .b_panels import reads_b_in_place
 from .dot_kernel import DotKernel
 from .kernels import Blocking, Contraction
 from .outer_kernel import PANEL_MIN_ROWS, OuterKernel
+from .panel_prefetch import OuterPanelKernel, PackedKernel
 
 # B^T is copied (the "packed" kernel) when k < K_PER_ROW x rows: the dot kernel ends each
 # element of C with a reduction across lanes, a dozen instructions, which only a long k pays for
@@ -70,7 +71,7 @@ class KernelChoice:
         self.c = c
         # built here (their constants before the `scf.if`, dominating both branches)
         self.dot = DotKernel(dataclasses.replace(c, kernel="dot"), types, blocks)
-        self.packed = OuterKernel(dataclasses.replace(c, kernel="packed"), types, blocks)
+        self.packed = PackedKernel(dataclasses.replace(c, kernel="packed"), types, blocks)
 
     @property
     def c_starts_zero(self) -> bool:
@@ -112,7 +113,7 @@ class PanelChoice(KernelChoice):
     def __init__(self, c: Contraction, types, blocks: Blocking):
         self.c = c
         self.dot = _InPlace(c, types, blocks)  # `dot`: the else branch's name in KernelChoice
-        self.packed = OuterKernel(c, types, blocks)
+        self.packed = OuterPanelKernel(c, types, blocks)
 
     def emit(self) -> None:
         few = self.dot
