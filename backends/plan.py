@@ -42,7 +42,8 @@ class Plan:
         self.user: list[int] = []  # the slot of each user input
         self.seeds: list[int] = []
         fixed: set[int] = set()
-        self._user_dtypes: list = []  # each user input's dtype (checked by the guards)
+        self._user_dtypes: list = []  # each user input's dtype as lowered (a bool's is int8)
+        self._declared = getattr(program, "declared_dtypes", [])  # ... as the caller passes it
         self._last_native = None  # (call, operand slots, results, function) of the last step
         for position, arg in enumerate(block.arguments):
             slot = self._slot(arg)
@@ -107,7 +108,7 @@ class Plan:
         if any(s not in self.user for s in operands):
             return None
         order = [self.user.index(s) for s in operands]
-        if any(self._user_dtypes[k] in _STORAGE_DTYPES for k in order):
+        if any(self._declared[k] in _STORAGE_DTYPES for k in order):
             return None  # bool and unsigned inputs go in as signless ints (`_storage_view`)
         slots = [slot for slot, _ in results]
         picks = []

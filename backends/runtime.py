@@ -59,6 +59,8 @@ class CompiledProgram:
             for s, t in zip(signature.inputs, function_type.inputs)
             if s.role == "user_input"
         ]
+        # bool and unsigned inputs are lowered to signless ints: their declared dtypes say which
+        self.declared_dtypes = [t.dtype for t in declared]
         self._binder = ArgumentBinder(signature, len(declared) + len(signature.input_constants))
         self._guards = CallGuards(signature, declared, self._binder.names)
         mutated = {s.name for s in signature.outputs if s.role == "mutated_input"}

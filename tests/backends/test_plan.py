@@ -49,6 +49,20 @@ def test_bool_inputs_and_outputs_go_through_the_steps():
         assert g.dtype == want.dtype and torch.equal(g, want)
 
 
+def test_bool_and_unsigned_inputs_alone_go_through_the_steps():
+    """Only the inputs narrow: their lowered types are signless ints (a bool's is i8), so the
+    direct call must be refused from the declared dtypes, not the lowered ones."""
+    x = torch.randn(5)
+    for extra in (x > 0, torch.randint(0, 255, (5,), dtype=torch.uint8)):
+
+        def f(x, m):
+            return torch.where(m.bool(), x, 0.0) * 2
+
+        compiled = _compiled(f, (x, extra))
+        assert compiled._plan.direct is None
+        torch.testing.assert_close(compiled(x, extra), f(x, extra))
+
+
 def test_an_input_returned_as_is_goes_through_the_steps():
     def f(x):
         return x, x * 3
