@@ -138,12 +138,20 @@ class NarrowDot(KernelEmitter):
 
     def _kernel(self, ivs) -> None:
         rows = self.c.extents[self.c.m]
-        # the columns in whole blocks of 16 weight rows on AMX tiles, the rest here
-        n_start = TileColumns(self).emit(ivs) if self.tiles else None
         if rows is not None:
-            self._rows_block(ivs, rows, rows, n_start)
+            self._rows_block(ivs, rows, rows, self._tile_columns(ivs))
             return
-        self._pick_rows(ivs, list(_DYNAMIC_ROWS), n_start)
+        # a `?` M of 0 runs nothing: every block reads and stores its row 0
+        some = arith.cmpi(arith.CmpIPredicate.ne, self.extent(self.c.m), self.index(0))
+        branch = scf.IfOp(some)
+        with ir.InsertionPoint(branch.then_block):
+            self._pick_rows(ivs, list(_DYNAMIC_ROWS), self._tile_columns(ivs))
+            scf.YieldOp([])
+
+    def _tile_columns(self, ivs):
+        """The columns in whole blocks of 16 weight rows on AMX tiles (where the first column
+        left for this kernel starts), or None without AMX."""
+        return TileColumns(self).emit(ivs) if self.tiles else None
 
     def _pick_rows(self, ivs, choices: list[int], n_start) -> None:
         """`if M <= 1 .. elif M <= 2 .. else 8 rows`: the smallest block that holds M (the

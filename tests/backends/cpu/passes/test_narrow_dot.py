@@ -15,6 +15,7 @@ from torch.export import Dim
 import aten_mlir
 from aten_mlir.backends.cpu.target import cpu_target
 from tests.modules import Fn
+from tests.support.guarded import run_isolated
 from tests.support.narrow_products import assert_close_as_eager, vectorized_bf16_product
 
 requires_bf16_dot = pytest.mark.skipif(
@@ -89,6 +90,33 @@ def test_dynamic_rows_from_one_compile(tmp_path):
         out = program(x, w)
         assert out.shape == (m, 17)
         assert_close_as_eager(out, _linear(x, w), _linear(x.double(), w.double()))
+
+
+_NO_ROWS = """
+import torch
+from torch.export import Dim
+import aten_mlir
+from tests.modules import Fn
+w = torch.randn(40, 64, dtype=torch.bfloat16)
+f = Fn(lambda x: x @ w.t())
+ep = torch.export.export(
+    f, (torch.randn(5, 64, dtype=torch.bfloat16),), dynamic_shapes=(({0: Dim("m", max=64)},),)
+)
+program = aten_mlir.compile(ep, cache=False)
+for m in (0, 1, 0, 3):
+    x = torch.randn(m, 64, dtype=torch.bfloat16)
+    assert program(x).shape == (m, 40)
+    torch.testing.assert_close(program(x), f(x), rtol=2e-2, atol=2e-2)
+print("ok")
+"""
+
+
+@requires_bf16_dot
+def test_no_rows_run_no_block():
+    """M = 0 of `?` rows: the blocks read and stored row 0 of empty buffers (a segfault); in a
+    child process so that a crash fails the test, not the runner."""
+    run = run_isolated(_NO_ROWS)
+    assert run.returncode == 0 and "ok" in run.stdout, run.stderr[-2000:]
 
 
 @requires_bf16_dot
