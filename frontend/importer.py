@@ -33,6 +33,7 @@ from aten_mlir.dialects.dtypes import scalar_type_of
 from aten_mlir.dialects.opdefs import NAMESPACES
 
 from .arguments import call_fields, size_text
+from .in_place import out_of_place
 from .index_checks import InProgramChecks, checked_before_call
 from .locations import describe_node, node_location
 from .masked_results import masked_result_vals
@@ -118,7 +119,7 @@ def _is_functional(ep, decomposed_later: Collection[str]) -> bool:
         if not isinstance(target, torch._ops.OpOverload) or target.namespace not in NAMESPACES:
             return False  # higher-order ops (grad modes, effects) need torch's re-trace
         if target._schema.is_mutable:
-            target = _out_of_place(node)
+            target = out_of_place(node)
             if target is None:
                 return False
         if op_name_of_overload(target) not in decomposed_later:
@@ -127,51 +128,6 @@ def _is_functional(ep, decomposed_later: Collection[str]) -> bool:
             # training writes its running stats: torch makes it the _legit_functional variant).
             return False
     return True
-
-
-def _out_of_place(node: torch.fx.Node) -> torch._ops.OpOverload | None:
-    """The functional twin of an in-place op on a fresh temporary nothing else reads, else None:
-    `t = a + b; t.add_(c)` (T5's relative position buckets) is `add(t, c)`, since no one can see
-    `t` change. Same dtypes only: the in-place op casts back to `self`'s, the twin would not."""
-    twin = _twin(node.target)
-    if twin is None or not _writes_a_fresh_temporary(node):
-        return None
-    tensors = [node.args[0], node, *node.args[1:], *node.kwargs.values()]
-    vals = [a.meta.get("val") for a in tensors if isinstance(a, torch.fx.Node)]
-    if not all(isinstance(v, torch.Tensor) and v.dtype == vals[0].dtype for v in vals):
-        return None
-    return twin
-
-
-def _twin(overload) -> torch._ops.OpOverload | None:
-    """`aten.add.Tensor` for `aten.add_.Tensor`: the op that only writes `self`, made pure."""
-    schema = overload._schema
-    written = [a.name for a in schema.arguments if a.alias_info and a.alias_info.is_write]
-    namespace, name = schema.name.split("::", 1)
-    if namespace != "aten" or written != ["self"] or not name.endswith("_") or name.endswith("__"):
-        return None
-    twin = getattr(getattr(torch.ops.aten, name[:-1], None), overload._overloadname, None)
-    if twin is None or twin._schema.is_mutable:
-        return None
-    same_args = [a.name for a in twin._schema.arguments] == [a.name for a in schema.arguments]
-    return twin if same_args else None
-
-
-def _writes_a_fresh_temporary(node: torch.fx.Node) -> bool:
-    """Whether `self` of the in-place `node` is only read by it and is no view or input: made
-    by a pure op that returns new memory (maybe through a chain of such in-place ops)."""
-    fresh = node.args[0] if node.args else None
-    while True:  # a loop, not recursion: a long chain of in-place ops must not overflow
-        if not isinstance(fresh, torch.fx.Node) or fresh.op != "call_function":
-            return False
-        schema = getattr(fresh.target, "_schema", None)
-        if len(fresh.users) != 1 or schema is None:
-            return False
-        if not schema.is_mutable:
-            return not any(r.alias_info for r in schema.returns)  # a view writes what it views
-        if _twin(fresh.target) is None:
-            return False
-        fresh = fresh.args[0]
 
 
 def _check_layouts(ep) -> None:
@@ -330,7 +286,7 @@ class _Importer:
     def _import_aten(self, node: torch.fx.Node):
         overload = node.target
         if overload._schema.is_mutable:
-            overload = _out_of_place(node) or overload
+            overload = out_of_place(node) or overload
         op_name = op_name_of_overload(overload)
         opdef = get_op_def(op_name)
         if opdef is None or opdef.inexpressible:

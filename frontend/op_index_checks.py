@@ -129,18 +129,34 @@ def sorter(c, node, where):
 
 
 def multilabel(c, node, where):
-    """Targets are classes of x's last dim, or -1 (which ends a sample's list)."""
+    """Targets are classes of x's last dim (one class for a 0-d x), or -1 (which ends a
+    sample's list)."""
     x, target = list(node.args)[:2]
     if not integral(target) or not isinstance(meta_value(x), torch.Tensor):
         return
     dim = meta_value(x).dim() - 1
-    classes = meta_value(x).shape[dim]
-    high = c.bool_op("aten.ge.Scalar", target, c.size(x, dim, classes), like=target)
+    classes = meta_value(x).shape[dim] if dim >= 0 else 1
+    n = c.size(x, dim, classes) if dim >= 0 else 1
+    high = c.bool_op("aten.ge.Scalar", target, n, like=target)
     low = c.bool_op("aten.lt.Scalar", target, -1, like=target)
     c.add_any(
         c.bool_op("aten.logical_or", high, low, like=target),
         f"a target in '{target.name}' is out of range for {size_text(classes)} classes "
         f"(or -1) in {where}",
+    )
+
+
+def one_hot(c, node, where):
+    """Labels are classes of the result's last dim (a static `num_classes`)."""
+    labels, out = node.args[0], meta_value(node)
+    if not integral(labels) or not isinstance(out, torch.Tensor):
+        return
+    classes = out.shape[-1]
+    if isinstance(classes, torch.SymInt):
+        return
+    c.add_any(
+        c.out_of(labels, int(classes), False),
+        f"a label in '{labels.name}' is out of range for {int(classes)} classes in {where}",
     )
 
 
@@ -205,4 +221,5 @@ OWN_CHECKS = {
     **{t: (repeats, at) for t, at in _REPEATS.items()},
     "aten.masked_scatter.default": (masked_scatter,),
     "aten.take.default": (take,),
+    "aten.one_hot.default": (one_hot,),
 }

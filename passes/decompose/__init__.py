@@ -28,6 +28,7 @@ from . import (  # noqa: F401
     as_strided_storage,
     attention,
     attention_backward,
+    composites,
     convolution,
     creation,
     elementwise,
