@@ -199,7 +199,12 @@ def _exp_scaled_natively(b: _F32, x: ir.Value, lo: float | None) -> ir.Value:
     )
     branch = scf.IfOp(tiny, [b.ftype], has_else=True)
     with ir.InsertionPoint(branch.then_block):
-        scf.yield_([_times_pow2(b, y, arith.subi(b.bits(t), b.ci(_ROUNDER_BITS)))])
+        # lanes whose exp rounds to 0 (e^-103.98 < 2^-150) leave the multiplies at 2^0 and are
+        # selected to 0 after: an underflowing multiply in every masked lane of an attention
+        # row (x + finfo.min) made a masked softmax 1.9x an unmasked one
+        dead = b.cmp("OLT", x, b.c(-103.98))
+        n_int = arith.select(dead, b.ci(0), arith.subi(b.bits(t), b.ci(_ROUNDER_BITS)))
+        scf.yield_([arith.select(dead, b.c(0.0), _times_pow2(b, y, n_int))])
     with ir.InsertionPoint(branch.else_block):
         scf.yield_([scalef(y, n)])
     return branch.results[0]

@@ -62,3 +62,16 @@ def test_exp_keeps_denormal_results_and_overflow():
     out = _compile(torch.exp, x)(x)
     torch.testing.assert_close(out, torch.exp(x), atol=0, rtol=2.5e-7)
     assert out[0, 1] > 0 and torch.isinf(out[0, 5])
+
+
+def test_exp_of_lanes_that_round_to_zero_beside_subnormal_and_normal_ones():
+    """A register whose lanes mix exp results that round to 0 (x < -103.972, as a masked
+    attention row's x + finfo.min), subnormal ones (around -103.97 to -87.3) and normal ones:
+    the first are selected to 0, the others keep their multiplies. Every f32 in
+    [-104.05, -103.90] (the boundary) and a mixed register, compared bit for bit with eager."""
+    edge = torch.arange(-104.05, -103.90, 1e-5, dtype=torch.float64).float().unique()
+    mixed = torch.tensor([-3.4e38, -104.0, -103.97, -103.9, -90.0, -87.3, -1.0, 0.5] * 2)
+    for x in (edge, mixed, torch.cat([mixed, -mixed.abs() - 200, -torch.tensor([float("inf")])])):
+        x = x.reshape(1, -1)
+        out = _compile(torch.exp, x)(x)
+        assert torch.equal(out, torch.exp(x)), (x[out != torch.exp(x)], out[out != torch.exp(x)])
