@@ -64,6 +64,7 @@ class BackendOptions:
 
 def aten_mlir_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | None = None):
     """The dynamo backend: `torch.compile(m, backend="aten_mlir", options=...)`."""
+    from functorch.compile import min_cut_rematerialization_partition
     from torch._dynamo.backends.common import aot_autograd
 
     parsed = BackendOptions.parse(options)
@@ -79,6 +80,9 @@ def aten_mlir_backend(gm: torch.fx.GraphModule, example_inputs, options: dict | 
         force_non_lazy_backward_lowering=parsed.target == "cpu"
     )
     backend = aot_autograd(
+        # as Inductor: the forward saves fewer activations (elementwise ops such as a batch
+        # norm's ReLU are recomputed in the backward, where they fuse into its generics)
+        partition_fn=min_cut_rematerialization_partition,
         fw_compiler=functools.partial(compile_as, "forward"),
         bw_compiler=functools.partial(compile_as, "backward"),
         inference_compiler=functools.partial(compile_as, "inference"),
