@@ -55,38 +55,35 @@ def batched_im2col_emitter(
     return _Batched(op, types, blocking, g, n)
 
 
-def _levels(n: int | None, g: int) -> list[tuple[int, int | None]]:
-    """(images per block, blocks) in the order they run: whole blocks of g, then the rest in
-    blocks of halving powers of two (a `?` batch: every level, each 0 or 1 block at run time,
-    so a batch under g still runs blocks of 8, 4, 2 rather than one image at a time)."""
-    below = [1 << i for i in range(max(g - 1, 1).bit_length() - 1, -1, -1) if 1 << i < g]
-    if n is None:
-        return [(g, None)] + [(p, None) for p in below]
-    out, rest = [(g, n // g)], n % g
-    for p in below:
-        if rest >= p:
-            out.append((p, 1))
-            rest -= p
-    return out
+def _levels(n: int, g: int) -> list[tuple[int, int]]:
+    """(images per block, blocks) of a static batch in the order they run: whole blocks of g,
+    then one block of the rest (each block streams the whole filter: one pass for the rest,
+    not one per power of two)."""
+    return [(g, n // g)] + ([(n % g, 1)] if n % g else [])
 
 
 class _Batched:
-    """The batch as blocks of images, biggest first (`_levels`)."""
+    """The batch as whole blocks of G images, then one block of the rest (`_levels`; for a `?`
+    batch a block of a run-time count, `conv_tail.TailBlock`)."""
 
     def __init__(self, op, types, blocking, g, n):
+        from .conv_tail import TailBlock  # (it extends ImageBlocks, below)
+
         self.c_starts_zero = False  # the output's fill stays: the blocks add into it
-        self.parts, first = [], 0
-        if n is None:
-            index = lambda v: arith.constant(ir.IndexType.get(), v)  # noqa: E731
-            size, first = memref.dim(op.operands[2], index(0)), index(0)
-        for images, blocks in _levels(n, g):
-            if n is None:  # the blocks of `images` that fit in what is left
-                blocks = arith.divui(arith.subi(size, first), index(images))
-            self.parts.append(ImageBlocks(op, types, blocking, images, first, blocks))
-            if n is None:
-                first = arith.addi(first, arith.muli(blocks, index(images)))
-            else:
+        self.parts = []
+        if n is not None:
+            first = 0
+            for images, blocks in _levels(n, g):
+                self.parts.append(ImageBlocks(op, types, blocking, images, first, blocks))
                 first += images * blocks
+            return
+        index = lambda v: arith.constant(ir.IndexType.get(), v)  # noqa: E731
+        size = memref.dim(op.operands[2], index(0))
+        blocks = arith.divui(size, index(g))
+        self.parts.append(ImageBlocks(op, types, blocking, g, index(0), blocks))
+        if g > 1:
+            first = arith.muli(blocks, index(g))
+            self.parts.append(TailBlock(op, types, blocking, g, first, arith.subi(size, first)))
 
     def emit(self) -> None:
         for part in self.parts:
@@ -150,8 +147,12 @@ class ImageBlocks(Im2colEmitter):
         """The image of block `block`'s g-th column block."""
         return arith.addi(self.first, arith.addi(arith.muli(block, self.index(self.g)), g))
 
+    def _images(self) -> ir.Value:
+        """Images in each block (a run-time count in `conv_tail.TailBlock`)."""
+        return self.index(self.g)
+
     def _pack(self, ivs, packed):
-        loop = scf.ForOp(self.index(0), self.index(self.g), self.index(1))
+        loop = scf.ForOp(self.index(0), self._images(), self.index(1))
         with ir.InsertionPoint(loop.body):
             g = loop.induction_variable
             image = self._image(ivs[0], g)
@@ -167,7 +168,7 @@ class ImageBlocks(Im2colEmitter):
         """out[block*G + g, f, r, :] += block_c[f, g*P + r*OW : ... + OW]."""
         f = self.c.extents[1]
         oh, ow = self.out_rows
-        g_loop = scf.ForOp(self.index(0), self.index(self.g), self.index(1))
+        g_loop = scf.ForOp(self.index(0), self._images(), self.index(1))
         with ir.InsertionPoint(g_loop.body):
             g = g_loop.induction_variable
             image = self._image(block, g)
