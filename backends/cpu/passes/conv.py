@@ -65,7 +65,7 @@ def im2col_emitter(
     if ow >= blocking.outer_vectors * lanes and not short:
         return None  # the direct kernel
     if not all(map(identity_layout, (weight, out))):
-        return None  # (conv_batch's ImageBlocks takes an output of any layout)
+        return None  # (conv_blocks.ImageBlocks takes an output of any layout)
     n = None if ir.ShapedType.is_dynamic_size(n) else n
     return (emitter or Im2colEmitter)(op, types, (n, f, oh * ow, channels * kh * kw), blocking)
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
-from .conv_batch import ImageBlocks
+from .conv_blocks import ImageBlocks
 
 
 class TailBlock(ImageBlocks):
