@@ -57,15 +57,18 @@ class ImageBlocks(Im2colEmitter):
     def _outer_loops(self, dims, ivs, packed=None):
         if dims:
             return super()._outer_loops(dims, ivs)
-        c = self.c
-        packed_type = ir.MemRefType.get([c.extents[c.k], c.extents[c.n]], self.element)
-        packed = memref.alloc(packed_type, [], [])
-        self.block_c = memref.alloc(self.block_c_type, [], [])
-        self.c = replace(c, c=self.block_c)
+        packed, self.block_c = self._buffers()
+        self.c = replace(self.c, c=self.block_c)
         self._pack(ivs, packed)
         self._kernel(ivs)
         memref.dealloc(packed)
         memref.dealloc(self.block_c)
+
+    def _buffers(self) -> tuple[ir.Value, ir.Value]:
+        """(the block's im2col copy, its C), allocated per block."""
+        c = self.c
+        packed_type = ir.MemRefType.get([c.extents[c.k], c.extents[c.n]], self.element)
+        return memref.alloc(packed_type, [], []), memref.alloc(self.block_c_type, [], [])
 
     def _image(self, block, g):
         """The image of block `block`'s g-th column block."""

@@ -38,22 +38,12 @@ class TailBlock(ImageBlocks):
     def _images(self) -> ir.Value:
         return self.count
 
-    def _outer_loops(self, dims, ivs, packed=None):
-        if dims:
-            return super()._outer_loops(dims, ivs)
+    def _buffers(self) -> tuple[ir.Value, ir.Value]:
         c, dynamic = self.c, ir.ShapedType.get_dynamic_size()
-        packed = memref.alloc(
-            ir.MemRefType.get([c.extents[c.k], dynamic], self.element), [self.columns], []
-        )
-        out_element = self.block_c_type.element_type
-        self.block_c = memref.alloc(
-            ir.MemRefType.get([c.extents[1], dynamic], out_element), [self.columns], []
-        )
-        self.c = replace(c, c=self.block_c)
-        self._pack(ivs, packed)
-        self._kernel(ivs)
-        memref.dealloc(packed)
-        memref.dealloc(self.block_c)
+        packed_type = ir.MemRefType.get([c.extents[c.k], dynamic], self.element)
+        c_type = ir.MemRefType.get([c.extents[1], dynamic], self.block_c_type.element_type)
+        columns = [self.columns]
+        return memref.alloc(packed_type, columns, []), memref.alloc(c_type, columns, [])
 
     def _pack(self, ivs, packed):
         super()._pack(ivs, packed)
