@@ -22,6 +22,9 @@ masked stores (the panels are zero past n), a row rest smaller blocks (static) o
 Numerics: the products of two bf16 are exact in f32; vdpbf16ps adds a pair's two products into
 the lane in its own order and treats subnormal inputs as zero (DAZ), as eager's oneDNN does on
 these CPUs. `ATEN_MLIR_VNNI=0` turns the kernel off (the FMA kernels run), for A/B timing.
+
+`x @ W.T` with few static rows and a wide W runs with the operands swapped (`vnni_swap`: x
+copied, W read in place), so W is not copied per call.
 """
 
 from __future__ import annotations
@@ -103,6 +106,12 @@ def vnni_emitter(
     # cycles on Sapphire Rapids (16 products a cycle, two fmas 32), twice a cycle on Zen 5
     if m * n * k < MIN_MACS or not target.avx512_bf16 or target.amx_bf16:
         return None
+    if not _last_alone(b_at, c.n):
+        from .vnni_swap import swapped_emitter  # a subclass of VnniKernel: imported here
+
+        swapped = swapped_emitter(c, types, blocks, alone)
+        if swapped is not None:
+            return swapped
     return VnniKernel(c, types, blocks, alone)
 
 
@@ -237,13 +246,17 @@ class VnniKernel(OuterKernel):
                 scf.YieldOp(step(whole, accs, True))
             with ir.InsertionPoint(tail.else_block):
                 scf.YieldOp(accs)
-            for i in range(rows):
-                for j, w in enumerate(widths):
-                    indices = self._at(2, at, {c.m: i, c.n: j * self.lanes})
-                    self._store_lanes(tail.results[i * len(widths) + j], c.c, indices, w)
+            self._store_tile(list(tail.results), at, rows, widths)
         for loop in (m_loop, n_loop):
             with ir.InsertionPoint(loop.body):
                 scf.YieldOp([])
+
+    def _store_tile(self, results, at, rows, widths) -> None:
+        c = self.c
+        for i in range(rows):
+            for j, w in enumerate(widths):
+                indices = self._at(2, at, {c.m: i, c.n: j * self.lanes})
+                self._store_lanes(results[i * len(widths) + j], c.c, indices, w)
 
 
 def _loop(lo, hi, step, parallel: bool):
