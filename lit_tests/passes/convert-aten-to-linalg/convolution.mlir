@@ -43,20 +43,31 @@ func.func @grouped(%x: tensor<2x4x8x8xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<2
 // the sub-kernel is flipped); each phase is written into every other output column. A 1d conv
 // runs as the 2d conv of a unit-height image (views in and out). Every phase is written, so
 // the result starts empty (no zero fill). One padded copy of x (one column past its end, which
-// phase 1 reads) serves both phases through views.
+// phase 1 reads) serves both phases through views. The phases are as wide as each other: one
+// copy interleaves them (out[w] = phase[w % 2][w / 2]) instead of a strided copy each.
 // CHECK-DAG: #[[TAP1:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3 * -2 + 1)>
 // CHECK-DAG: #[[TAPS20:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3 * -2 + 2)>
+// CHECK-DAG: #[[HALF:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2 floordiv 2)>
+// CHECK-DAG: #[[SAME:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @transposed
 // CHECK-NOT: linalg.fill {{.+}} -> tensor<2x3x10xf32>
 // CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0] [2, 4, 5] [1, 1, 1] : tensor<2x4x5xf32> into tensor<2x4x6xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[TAP1]],
 // CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.+}}, %{{.+}} : tensor<2x4x1x5xf32>, tensor<3x4x1x1xf32>)
+// CHECK: %[[P0:.+]] = tensor.collapse_shape %{{.+}} : tensor<2x3x1x5xf32> into tensor<2x3x5xf32>
 // CHECK: %[[Y:.+]] = tensor.empty() : tensor<2x3x10xf32>
-// CHECK: %[[Y0:.+]] = tensor.insert_slice %{{.+}} into %[[Y]][0, 0, 0] [2, 3, 5] [1, 1, 2]
 // CHECK-NOT: tensor.empty() : tensor<2x4x6xf32>
 // CHECK: linalg.generic {indexing_maps = [#[[TAPS20]],
 // CHECK: linalg.conv_2d_nchw_fchw {{.+}} ins(%{{.+}}, %{{.+}} : tensor<2x4x1x6xf32>, tensor<3x4x1x2xf32>)
-// CHECK: tensor.insert_slice %{{.+}} into %[[Y0]][0, 0, 1] [2, 3, 5] [1, 1, 2]
+// CHECK: %[[P1:.+]] = tensor.collapse_shape %{{.+}} : tensor<2x3x1x5xf32> into tensor<2x3x5xf32>
+// CHECK: %[[OUT:.+]] = linalg.generic {indexing_maps = [#[[HALF]], #[[HALF]], #[[SAME]]], {{.+}} ins(%[[P0]], %[[P1]] : {{.+}}) outs(%[[Y]] : tensor<2x3x10xf32>)
+// CHECK: %[[W:.+]] = linalg.index 2
+// CHECK: %[[W64:.+]] = arith.index_cast %[[W]] : index to i64
+// CHECK: %[[ODD:.+]] = arith.andi %[[W64]], %{{.+}} : i64
+// CHECK: %[[EVEN:.+]] = arith.cmpi eq, %[[ODD]], %{{.+}} : i64
+// CHECK: arith.select %[[EVEN]], %{{.+}}, %{{.+}} : f32
+// CHECK-NOT: tensor.insert_slice
+// CHECK: return %[[OUT]]
 // CHECK-NOT: conv_1d
 func.func @transposed(%x: tensor<2x4x5xf32>, %w: tensor<4x3x3xf32>) -> tensor<2x3x10xf32> {
   %0 = "aten.convolution"(%x, %w) {dilation = array<i64: 1>, groups = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0>, output_padding = array<i64: 1>, padding = array<i64: 1>, stride = array<i64: 2>, transposed = true} : (tensor<2x4x5xf32>, tensor<4x3x3xf32>) -> tensor<2x3x10xf32>

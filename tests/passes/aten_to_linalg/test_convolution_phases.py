@@ -103,3 +103,59 @@ def test_dynamic_batch_and_image():
         x = torch.randn(shape)
         with torch.no_grad():
             torch.testing.assert_close(compiled(x), conv(x), rtol=1e-4, atol=1e-4)
+
+
+# Phases interleaved into their rows by one copy per row phase (`_interleave`): last-dim strides
+# 2 and 4 over widths they divide, row strides 1-3, 1d/2d/3d, groups, output padding (a width the
+# stride divides only with it), and widths it does not divide (each phase placed on its own).
+_WOVEN = [
+    # (n, c_in, c_out, kernel, stride, padding, output_padding, groups, size)
+    (2, 3, 5, (3, 3), (2, 2), (1, 1), (1, 1), 1, (5, 8)),
+    (2, 4, 6, (3, 4), (3, 4), (1, 0), (0, 0), 2, (4, 5)),
+    (2, 3, 2, (2, 2), (1, 2), (0, 0), (0, 0), 1, (3, 7)),
+    (1, 2, 3, (5,), (4,), (2,), (3,), 1, (9,)),
+    (3, 2, 3, (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 0, 1), 1, (3, 2, 4)),
+    (2, 3, 4, (3, 3), (2, 2), (1, 1), (0, 0), 1, (6, 6)),  # width 11: not interleaved
+]
+
+
+@pytest.mark.parametrize("case", _WOVEN, ids=lambda c: f"{c[0]}d-s{'x'.join(map(str, c[4]))}")
+def test_interleaved_phases_match_eager(case, tmp_path):
+    n, c_in, c_out, kernel, stride, padding, output_padding, groups, size = case
+    torch.manual_seed(0)
+    conv = _CONV[n](c_in, c_out, kernel, stride, padding, output_padding, groups).eval()
+    x = torch.randn(2, c_in, *size)
+    compiled = aten_mlir.compile(export(conv, (x,)), cache=False, dump_dir=tmp_path)
+    with torch.no_grad():
+        want = conv(x)
+        torch.testing.assert_close(compiled(x), want, rtol=1e-4, atol=1e-4)
+    woven = want.shape[-1] % stride[-1] == 0
+    ir = (tmp_path / "02-aten-to-linalg.mlir").read_text()
+    assert (f"floordiv {stride[-1]})>" in ir) == woven
+
+
+def test_interleaved_grad_input_of_strided_convolution():
+    # train_cnn's stride-2 grad_input, a ? batch; the phases' rows at odd batch sizes
+    class Grad(torch.nn.Module):
+        def forward(self, go, w):
+            return torch.ops.aten.convolution_backward(
+                go, torch.empty(go.shape[0], 5, 10, 12), w, [0], [2, 2], [1, 1], [1, 1],
+                False, [0, 0], 1, [True, False, False],
+            )[0]  # fmt: skip
+
+    w = torch.randn(6, 5, 3, 3)
+    go = torch.randn(3, 6, 5, 6)
+    ep = export(Grad(), (go, w), dynamic_shapes=({0: Dim("n", max=64)}, None))
+    compiled = aten_mlir.compile(ep, cache=False)
+    for batch in (1, 7, 33):
+        go = torch.randn(batch, 6, 5, 6)
+        torch.testing.assert_close(compiled(go, w), Grad()(go, w), rtol=1e-4, atol=1e-4)
+
+
+def test_interleaved_bf16():
+    conv = torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1).bfloat16()
+    x = torch.randn(2, 4, 5, 6, dtype=torch.bfloat16)
+    compiled = aten_mlir.compile(export(conv.eval(), (x,)), cache=False)
+    with torch.no_grad():
+        want = copy.deepcopy(conv).float()(x.float())
+    torch.testing.assert_close(compiled(x).float(), want, rtol=3e-2, atol=3e-2)
