@@ -131,6 +131,7 @@ class CompiledGraph:
         # an instance attribute: the wrappers AOTAutograd puts around the backward copy
         # `__dict__`, not class attributes
         self._boxed_call = True
+        self._inputs, self._outputs = _gather(plan)
 
     def __call__(self, args: list):
         if self._finish is not None:
@@ -139,8 +140,8 @@ class CompiledGraph:
                     self._compile()
         if self.compiled is None:
             return self._eager(args)
-        results = self.compiled(*self.plan.inputs(args))
-        outputs = self.plan.results(args, results)
+        results = self.compiled(*self._inputs(args))
+        outputs = self._outputs(args, results)
         args.clear()
         return outputs
 
@@ -158,6 +159,44 @@ class CompiledGraph:
             counters["aten_mlir"]["op_fallbacks"] += len(compiled.fallbacks)
         finally:
             self._finish, self._graph = None, None
+
+
+def _gather(plan):
+    """(`inputs(args)`, `outputs(args, results)`): `plan.inputs` and `plan.results` as one
+    `itemgetter` each where no size is computed (no `SymInt` carrier or output): a training
+    graph has dozens of each, picked one by one in Python per call before."""
+    from aten_mlir.backends.plan import picker
+
+    if plan.carrier_args or any(kind == "size" for kind, _ in plan.outputs):
+        return plan.inputs, plan.results
+    inputs = picker(plan.tensor_args)
+    constants = tuple(what for kind, what in plan.outputs if kind == "constant")
+    getters: dict = {}  # (results, arguments) -> picker over `(*results, *args, *constants)`
+
+    def outputs(args, results):
+        if not isinstance(results, (tuple, list)):
+            results = (results,)  # a program with one result returns it bare, as modules do
+        key = (len(results), len(args))
+        picks = getters.get(key)
+        if picks is None:
+            picks = getters[key] = picker(_output_positions(plan.outputs, *key))
+        return list(picks((*results, *args, *constants)))
+
+    return inputs, outputs
+
+
+def _output_positions(outputs, results: int, arguments: int) -> list[int]:
+    """Where each output is in `(*results, *args, *constants)`."""
+    positions, constant = [], results + arguments
+    for kind, what in outputs:
+        if kind == "result":
+            positions.append(what)
+        elif kind == "argument":
+            positions.append(results + what)
+        else:
+            positions.append(constant)
+            constant += 1
+    return positions
 
 
 def _fallback(options: BackendOptions, kind: str, gm, error: Exception):

@@ -3,6 +3,8 @@ fallbacks, casts), run per call by `CompiledProgram` (`runtime.py`)."""
 
 from __future__ import annotations
 
+import operator
+
 import torch
 from mlir import ir
 
@@ -17,6 +19,18 @@ _STORAGE_DTYPES = {
     torch.uint32: torch.int32,
     torch.uint64: torch.int64,
 }
+
+
+def picker(positions):
+    """A function of a sequence giving the tuple of its items at `positions`: one C call
+    (`itemgetter`), where a list comprehension cost ~0.1 us an item."""
+    positions = tuple(positions)
+    if len(positions) > 1:
+        return operator.itemgetter(*positions)
+    if positions:
+        (position,) = positions
+        return lambda values: (values[position],)
+    return lambda values: ()
 
 
 def _storage_view(t: torch.Tensor) -> torch.Tensor:
@@ -44,7 +58,7 @@ class Plan:
         fixed: set[int] = set()
         self._user_dtypes: list = []  # each user input's dtype as lowered (a bool's is int8)
         self._declared = getattr(program, "declared_dtypes", [])  # ... as the caller passes it
-        self._last_native = None  # (call, operand slots, results, function) of the last step
+        self._last_native = None  # (call, operand slots, results, function, bound) of the last step
         for position, arg in enumerate(block.arguments):
             slot = self._slot(arg)
             if position >= len(specs):
@@ -72,7 +86,9 @@ class Plan:
                 break
             self.steps.append(self._step(op, program, library, fixed))
         self._flags_as_bytes(program)
-        self.direct = self._direct_call()
+        self.direct = self._direct_call(program)
+        if self.direct is not None:
+            self._operands, self._picks = picker(self.direct[1]), picker(self.direct[3])
         # every returned value is a tensor in storage of its own, not an input's or the
         # state's (`NativeFunction.fresh_results`): the runtime need not look for aliases
         self.fresh = self.direct is not None and getattr(
@@ -98,18 +114,20 @@ class Plan:
                         self.returned[program._index_check] = (slot, None)
                     return
 
-    def _direct_call(self):
-        """(native call, the user input for each of its operands, the result for each returned
-        value) when `@main` is one native call on user inputs returning its results as they
-        come back: `run` then skips the slots (1-1.5 us of a 30 us call); else None."""
+    def _direct_call(self, program):
+        """(native call, the user input for each of its operands, the operands viewed as the
+        signless ints of their bytes, the result for each returned value) when `@main` is one
+        native call on user inputs returning its results as they come back: `run` then skips
+        the slots (1-1.5 us of a 30 us call); else None."""
         if len(self.steps) != 1 or self.seeds or self._last_native is None:
             return None
-        call, operands, results, function = self._last_native
+        call, operands, results, function, bound = self._last_native
         if any(s not in self.user for s in operands):
             return None
         order = [self.user.index(s) for s in operands]
-        if any(self._declared[k] in _STORAGE_DTYPES for k in order):
-            return None  # bool and unsigned inputs go in as signless ints (`_storage_view`)
+        # bool and unsigned inputs go in as signless ints (`_storage_view`): the declared dtypes
+        # say which (the lowered ones are already signless)
+        views = [i for i, k in enumerate(order) if self._declared[k] in _STORAGE_DTYPES]
         slots = [slot for slot, _ in results]
         picks = []
         for slot, want in self.returned:
@@ -120,9 +138,34 @@ class Plan:
                 None if r in getattr(function, "_bytes_results", ()) else _result_dtype(function, r)
             )
             if got != want:
-                return None
+                # a bool (unsigned) result comes back as the signless int of its bytes: wrapped
+                # as what the program returns
+                if got is None or _STORAGE_DTYPES.get(want) != got:
+                    return None
+                if not hasattr(function, "wrap_as"):
+                    return None
+                function.wrap_as(r, want)
             picks.append(r)
-        return call, order, picks
+        if self._guards_cover(program, function, order, bound):
+            call = function.bind(bound, checked=True)
+        return call, order, views, picks
+
+    def _guards_cover(self, program, function, order: list[int], bound: dict) -> bool:
+        """Whether `CallGuards`, which runs before every call, checks all that the native
+        call's marshalling would check of each user input it takes: a CPU tensor of a dtype the
+        argument accepts (its storage dtype for bool / unsigned), of the argument's rank and
+        static sizes. The guards' type is `@main`'s declared one and the argument's the memref
+        of the same value, so they agree but for what lowering changed (a bool's i8)."""
+        guards = getattr(program, "_guards", None)
+        if guards is None or not hasattr(function, "bind") or not hasattr(function, "arg_specs"):
+            return False
+        free = [i for i in range(len(function.arg_specs)) if i not in bound]
+        for i, k in zip(free, order):
+            arg, spec = function.arg_specs[i], guards.specs[k]
+            dtype = _STORAGE_DTYPES.get(spec.dtype, spec.dtype)
+            if spec.dtype is None or dtype not in arg.dtypes or tuple(spec.shape) != arg.sizes:
+                return False
+        return True
 
     def _slot(self, value) -> int:
         self.slots[value] = len(self.template)
@@ -164,16 +207,20 @@ class Plan:
             call = function.bind(bound)
             operands = [s for i, s in enumerate(operands) if i not in bound]
         else:
-            call = function
-        self._last_native = (call, operands, results, function)
+            call, bound = function, {}
+        self._last_native = (call, operands, results, function, bound)
         return (lambda *xs: call(*map(_storage_view, xs))), operands, results
 
     def run(self, user_inputs: list) -> list:
         """The values `@main` returns, for `user_inputs` (checked by `CallGuards`)."""
         if self.direct is not None:
-            call, order, picks = self.direct
-            outs = call(*[user_inputs[k] for k in order])
-            return [outs[r] for r in picks]
+            call, _, views, _ = self.direct
+            operands = self._operands(user_inputs)
+            if views:
+                operands = list(operands)
+                for i in views:
+                    operands[i] = _storage_view(operands[i])
+            return self._picks(call(*operands))
         values = list(self.template)
         for slot, value in zip(self.user, user_inputs):
             values[slot] = value
@@ -189,8 +236,7 @@ class Plan:
 
 def _result_dtype(function, r: int) -> torch.dtype | None:
     """The dtype native result `r` comes back as; None when unknown (not an `abi` function)."""
-    specs = getattr(function, "result_specs", None)
-    return specs[r].dtype if specs is not None else None
+    return function.result_dtype(r) if hasattr(function, "result_dtype") else None
 
 
 def _run_other(op: ir.Operation, env: dict) -> list:

@@ -19,7 +19,7 @@ from aten_mlir.frontend.program import Program, Signature
 
 from .arguments import ArgumentBinder
 from .guards import CallGuards, TensorSpec, check_storage_read, storage_reads
-from .plan import Plan
+from .plan import Plan, picker
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,7 @@ class CompiledProgram:
             if self._plan.fresh and roles <= {"user_output", "index_check"}
             else None
         )
+        self._pick_fresh = picker(self._fresh_outputs or ())
         self._storage_reads = storage_reads(main, signature, state)
 
     @classmethod
@@ -192,7 +193,7 @@ class CompiledProgram:
         if self._index_check is not None:  # before any write-back, as eager raises
             raise_if_flagged(returned[self._index_check], sig.outputs[self._index_check].name)
         if self._fresh_outputs is not None:  # nothing to copy or write back
-            return self._pack([returned[k] for k in self._fresh_outputs])
+            return self._pack(list(self._pick_fresh(returned)))
         user = []
         inputs = {t.data_ptr() for t in user_inputs}
         for spec, value in zip(sig.outputs, returned):

@@ -12,7 +12,6 @@ distinct allocated pointer once, with the library's `free` (back into that cache
 from __future__ import annotations
 
 import ctypes
-import math
 import re
 from typing import Callable, NamedTuple
 
@@ -21,6 +20,8 @@ import torch
 from mlir import ir
 
 from . import threads
+from .results import StaticResults, take_results
+from .results import free as _free
 
 _ELEMENT_DTYPES = {
     "f16": torch.float16,
@@ -55,41 +56,8 @@ _ACCEPTED = {
 # The element type is the text after the last `x` that follows a dim (`complex<f32>` has an x).
 _MEMREF = re.compile(r"memref<((?:(?:\?|\d+)x)*)([a-z0-9]+|complex<[a-z0-9]+>)>")
 _DIM = re.compile(r"\?|\d+")
-# `memref.get_global` lowers to this sentinel allocated pointer: the buffer is not heap memory.
-_NOT_HEAP = frozenset({0, 0xDEADBEEF})
-
-_libc = ctypes.CDLL(None)
-_free = _libc.free
-_free.argtypes = [ctypes.c_void_p]
-_free.restype = None
-
-
-class _Allocation:
-    """Owns one result buffer malloc'd by the compiled code: freed when the last tensor over it
-    (views included: torch keeps the buffer object alive with the storage) is gone."""
-
-    __slots__ = ("address", "wrapped", "free")
-
-    def __init__(self, address: int, free=_free):
-        self.address = address
-        self.wrapped = False  # a tensor already uses it as storage
-        self.free = free  # the library's (its cache of temporaries), else libc's
-
-    def __del__(self):
-        self.free(self.address)
-
-
-def _wrap(owner: _Allocation, address: int, sizes, spec) -> torch.Tensor:
-    """A tensor over `nbytes` at `address`, no copy; it keeps `owner` alive (the tensor's
-    storage holds the array, the array the ctypes buffer, the buffer `owner`)."""
-    count = math.prod(sizes)
-    view = (ctypes.c_char * (count * spec.itemsize)).from_address(address)
-    view._owner = owner
-    if spec.numpy is not None:
-        return torch.from_numpy(np.ndarray(sizes, spec.numpy, view))
-    flat = torch.frombuffer(view, dtype=spec.dtype, count=count)
-    # sizes unpacked: `view(tuple)` parses a sequence and took half again as long
-    return flat.view(*sizes) if sizes else flat.view(())
+_IS_CONTIGUOUS = torch.Tensor.is_contiguous
+_DATA_PTR = torch.Tensor.data_ptr
 
 
 class MemRefSpec(NamedTuple):
@@ -207,6 +175,8 @@ class NativeFunction:
         self._resbuf_t = ctypes.c_int64 * words
         # results wanted as their bytes, not a tensor (`read_as_bytes`)
         self._bytes_results: frozenset[int] = frozenset()
+        self._retyped: dict[int, torch.dtype] = {}  # results wrapped as another dtype (`wrap_as`)
+        self._static = None  # `StaticResults` when it applies, else False; None: not made yet
         # One ctypes call of five arguments (threads.c `aten_mlir_call`) rather than one argument
         # per descriptor: ctypes converts each, 40 ns apiece (1.6 us of a 35 us call with 41).
         # Its arguments are ctypes objects made once, so the call needs no `argtypes`
@@ -227,6 +197,28 @@ class NativeFunction:
         if spec.static_shape is None:
             raise ValueError(f"{self.name}: result {index} ({spec.text}) is not static")
         self._bytes_results = self._bytes_results | {index}
+        self._static = None
+
+    def wrap_as(self, index: int, dtype: torch.dtype) -> None:
+        """Result `index` comes back as `dtype`, an integer (or bool) dtype of its width: a bool
+        or unsigned result travels as the signless int of its bytes, and is wrapped as what the
+        program returns rather than viewed as it per call."""
+        spec = self.result_specs[index]
+        integral = not (dtype.is_floating_point or dtype.is_complex)
+        if not integral or spec.dtype.is_floating_point or dtype.itemsize != spec.itemsize:
+            raise ValueError(f"{self.name}: result {index} ({spec.text}) cannot be {dtype}")
+        self._retyped = {**self._retyped, index: dtype}
+        self._static = None
+
+    def result_dtype(self, index: int) -> torch.dtype:
+        """The dtype result `index` comes back as."""
+        return self._retyped.get(index, self.result_specs[index].dtype)
+
+    def numpy_dtype(self, index: int) -> np.dtype | None:
+        """The numpy dtype result `index` is wrapped through; None: numpy has no such type."""
+        return _NUMPY_DTYPES.get(self.result_dtype(index))
+
+    strides_of = staticmethod(_strides_of)
 
     def __repr__(self) -> str:
         args = ", ".join(s.text for s in self.arg_specs)
@@ -287,10 +279,17 @@ class NativeFunction:
             words += descriptor
         return self._invoke(self._argbuf_t(*words), pointers)
 
-    def bind(self, fixed: dict[int, torch.Tensor]) -> Callable[..., list[torch.Tensor]]:
+    def bind(
+        self, fixed: dict[int, torch.Tensor], checked: bool = False
+    ) -> Callable[..., list[torch.Tensor]]:
         """This function with the arguments at positions `fixed` checked and marshalled once,
         now: the result takes the other arguments, in order. A program's weights are the same
-        tensors on every call; marshalling them cost more than running a small model."""
+        tensors on every call; marshalling them cost more than running a small model.
+
+        `checked`: the caller has checked, before every call, that each other argument is a
+        CPU tensor of a dtype it accepts, of its rank and static sizes (`CallGuards`, for the
+        plan's direct call): the call then only makes them contiguous and reads their
+        addresses (and a `?` one's strides), not each check again (~2 us an argument)."""
         template, kept, pointers = self._argbuf_t(), [], []
         for index, t in fixed.items():
             t, ptr, descriptor = self._marshal(index, t)
@@ -301,6 +300,8 @@ class NativeFunction:
         free = [i for i in range(len(self.arg_specs)) if i not in fixed]
         slots = [(i, self._offsets[i] // 8) for i in free]
         copy = self._argbuf_t.from_buffer_copy
+        if checked:
+            return self._checked_call(template, kept, pointers, free)
 
         def call(*tensors: torch.Tensor) -> list[torch.Tensor]:
             if len(tensors) != len(slots):
@@ -314,6 +315,41 @@ class NativeFunction:
                 used.append(ptr)
                 argbuf[at : at + len(descriptor)] = descriptor
             return self._invoke(argbuf, used)
+
+        call._bound = kept
+        return call
+
+    def _checked_call(self, template, kept: list, pointers: list[int], free: list[int]):
+        """`bind(..., checked=True)`'s call: static sizes and strides are in `template` once."""
+        ats, dynamic = [], []
+        for k, i in enumerate(free):
+            at = self._offsets[i] // 8
+            ats.append(at)
+            spec = self.arg_specs[i]
+            if spec.static_shape is None:
+                dynamic.append((k, at + 3, at + 3 + 2 * spec.rank, self._shapes_passed[i]))
+            else:
+                template[at + 3 : at + 3 + 2 * spec.rank] = (*spec.static_shape, *spec.strides)
+        copy, count, name = self._argbuf_t.from_buffer_copy, len(free), self.name
+
+        def call(*tensors: torch.Tensor) -> list[torch.Tensor]:
+            if len(tensors) != count:
+                raise ValueError(f"{name}: expected {count} unbound arguments, got {len(tensors)}")
+            if not all(map(_IS_CONTIGUOUS, tensors)):
+                tensors = [t.contiguous() for t in tensors]  # alive until the call returns
+            used = list(map(_DATA_PTR, tensors))
+            argbuf = copy(template)
+            for at, ptr in zip(ats, used):
+                argbuf[at] = argbuf[at + 1] = ptr
+            for k, begin, end, passed in dynamic:
+                shape = tensors[k].shape
+                strides = passed.get(shape)
+                if strides is None:
+                    if len(passed) >= _STRIDES_KEPT:
+                        passed.clear()
+                    strides = passed[shape] = identity_strides(shape)
+                argbuf[begin:end] = (*shape, *strides)
+            return self._invoke(argbuf, pointers + used)
 
         call._bound = kept
         return call
@@ -335,68 +371,13 @@ class NativeFunction:
         self._raw(ctypes.addressof(resbuf), *descriptors)
         return self._take_results(resbuf[:], pointers)
 
-    def _take_results(self, raw: list[int], input_pointers: list[int]) -> list[torch.Tensor]:
-        outputs, owners = [], {}
-        try:
-            for k, (spec, at, strides_at, end, static_strides) in enumerate(self._result_layout):
-                alloc, aligned, offset = raw[at : at + 3]
-                sizes = tuple(raw[at + 3 : strides_at])
-                strides = tuple(raw[strides_at:end])
-                if k in self._bytes_results:
-                    outputs.append(_bytes_of(spec, alloc, aligned, offset, sizes, strides))
-                    if alloc not in _NOT_HEAP and alloc not in input_pointers:
-                        owners.setdefault(alloc, _Allocation(alloc, self._free))
-                    continue
-                # a `?` result in its own row-major buffer is wrapped too, not copied out
-                static_strides = static_strides or _strides_of(sizes)
-                # a result returned in its own heap buffer becomes the tensor's storage; one
-                # that is an input, a constant or a strided view of a buffer is copied
-                owned = alloc not in _NOT_HEAP and alloc not in input_pointers
-                if owned and alloc not in owners:
-                    owners[alloc] = _Allocation(alloc, self._free)
-                if spec.static_shape is not None and sizes != spec.static_shape:
-                    raise RuntimeError(
-                        f"{self.name}: result of type {spec.text} came back with sizes {sizes}"
-                    )
-                address = aligned + offset * spec.itemsize
-                # two results over one buffer (`return %x, %x`) stay two tensors: copy the second
-                fresh = owned and not owners[alloc].wrapped
-                if fresh and strides == static_strides and math.prod(sizes) > 0:
-                    owners[alloc].wrapped = True
-                    outputs.append(_wrap(owners[alloc], address, sizes, spec))
-                    continue
-                if strides == static_strides:
-                    out = torch.empty(sizes, dtype=spec.dtype)
-                    ctypes.memmove(out.data_ptr(), address, out.nbytes)
-                else:
-                    out = _copy_out(spec, address, sizes, strides)
-                outputs.append(out)
-        finally:
-            # owned buffers are freed with their last tensor (or here, on an error)
-            owners.clear()
+    def _take_results(self, raw: list[int], input_pointers: list[int]) -> list:
+        static = self._static
+        if static is None:
+            static = self._static = StaticResults(self) if StaticResults.applies(self) else False
+        outputs = static.take(raw, input_pointers) if static else None
+        if outputs is None:
+            outputs = take_results(self, raw, input_pointers)
+            for k, dtype in self._retyped.items():
+                outputs[k] = outputs[k].view(dtype)
         return outputs
-
-
-def _bytes_of(spec: MemRefSpec, alloc, aligned, offset, sizes, strides) -> bytes:
-    address = aligned + offset * spec.itemsize
-    if sizes != spec.static_shape or strides != spec.strides:
-        return _copy_out(spec, address, sizes, strides).numpy().tobytes()
-    return ctypes.string_at(address, math.prod(sizes) * spec.itemsize)
-
-
-def _copy_out(spec: MemRefSpec, address: int, sizes: tuple, strides: tuple):
-    """Copies one result buffer of any (non-negative) strides into a fresh contiguous tensor."""
-    out = torch.empty(sizes, dtype=spec.dtype)
-    numel = math.prod(sizes)
-    if numel == 0:
-        return out
-    if all(n == 1 or s == t for n, s, t in zip(sizes, strides, identity_strides(sizes))):
-        ctypes.memmove(out.data_ptr(), address, numel * spec.itemsize)
-        return out
-    if any(s < 0 for s in strides):
-        raise RuntimeError(f"result of type {spec.text} has negative strides {strides}")
-    span = 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
-    source = (ctypes.c_char * (span * spec.itemsize)).from_address(address)
-    flat = torch.frombuffer(source, dtype=spec.dtype)
-    out.copy_(flat.as_strided(sizes, strides))
-    return out

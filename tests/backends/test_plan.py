@@ -4,6 +4,7 @@ rebuilt as the module's (`runtime._packer`)."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 from torch.export import Dim, export
 
@@ -35,23 +36,27 @@ def test_one_native_call_runs_directly_at_every_size():
             assert g.data_ptr() not in (x.data_ptr(), i.data_ptr(), w.data_ptr())
 
 
-def test_bool_inputs_and_outputs_go_through_the_steps():
-    """Bool tensors cross native calls as i8 bytes (`_storage_view`): no direct call."""
+def test_bool_inputs_and_outputs_run_directly():
+    """Bool tensors cross native calls as i8 bytes: the direct call views the bool input as
+    int8 (`_storage_view`) and the bool result is wrapped as bool (`NativeFunction.wrap_as`)."""
 
     def f(x, m):
         return torch.where(m, x, -x), m & (x > 0)
 
     compiled = _compiled(f, (torch.randn(6), torch.rand(6) > 0.5))
-    assert compiled._plan.direct is None
-    x, m = torch.randn(6), torch.rand(6) > 0.5
-    got = compiled(x, m)
-    for g, want in zip(got, f(x, m)):
-        assert g.dtype == want.dtype and torch.equal(g, want)
+    assert compiled._plan.direct is not None and compiled._fresh_outputs is not None
+    for _ in range(3):
+        x, m = torch.randn(6), torch.rand(6) > 0.5
+        got = compiled(x, m)
+        for g, want in zip(got, f(x, m)):
+            assert g.dtype == want.dtype and torch.equal(g, want)
+        assert got[1].data_ptr() != m.data_ptr()
 
 
-def test_bool_and_unsigned_inputs_alone_go_through_the_steps():
+def test_bool_and_unsigned_inputs_alone_run_directly_as_their_bytes():
     """Only the inputs narrow: their lowered types are signless ints (a bool's is i8), so the
-    direct call must be refused from the declared dtypes, not the lowered ones."""
+    direct call must view them from the declared dtypes, not the lowered ones (888b39e passed
+    the bool tensor as is and the call raised)."""
     x = torch.randn(5)
     for extra in (x > 0, torch.randint(0, 255, (5,), dtype=torch.uint8)):
 
@@ -59,8 +64,11 @@ def test_bool_and_unsigned_inputs_alone_go_through_the_steps():
             return torch.where(m.bool(), x, 0.0) * 2
 
         compiled = _compiled(f, (x, extra))
-        assert compiled._plan.direct is None
+        _, order, views, _ = compiled._plan.direct
+        assert [order[i] for i in views] == [1]  # the user input viewed as int8 is `m`
         torch.testing.assert_close(compiled(x, extra), f(x, extra))
+        with pytest.raises(ValueError, match="'args_1'.*torch.int8"):  # declared, not its bytes'
+            compiled(x, extra.view(torch.int8))
 
 
 def test_an_input_returned_as_is_goes_through_the_steps():

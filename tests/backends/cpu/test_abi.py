@@ -15,8 +15,10 @@ import torch
 from torch.export import Dim
 
 import aten_mlir
-from aten_mlir.backends.cpu import abi, threads
-from aten_mlir.backends.cpu.abi import NativeFunction, _Allocation, parse_memref_type
+from aten_mlir.backends.cpu import threads
+from aten_mlir.backends.cpu.abi import NativeFunction, parse_memref_type
+from aten_mlir.backends.cpu.results import _Allocation, _wrap
+from aten_mlir.backends.cpu.results import free as libc_free
 from tests.modules import Fn
 
 # one recorder per arity: the table's (1..64) and one beyond it
@@ -151,10 +153,10 @@ def test_a_wrapped_result_frees_its_buffer_once_with_its_last_view(element):
     libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
     address = libc.malloc(4 * 3 * spec.itemsize)
     freed = []
-    owner = _Allocation(address, lambda a: freed.append(a) or abi._free(a))
+    owner = _Allocation(address, lambda a: freed.append(a) or libc_free(a))
     source = torch.arange(12).view(4, 3).to(spec.dtype)
     ctypes.memmove(address, source.data_ptr(), source.nbytes)
-    out = abi._wrap(owner, address, (4, 3), spec)
+    out = _wrap(owner, address, (4, 3), spec)
     del owner
     assert out.dtype == spec.dtype and out.shape == (4, 3) and out.data_ptr() == address
     assert torch.equal(out, source)
