@@ -4,7 +4,8 @@
 (interval i around i/8: its index is round(8|x|), which adding 1.5 * 2^23 leaves in the low
 five mantissa bits), and erf on each is a degree-5 polynomial in t = |x| - o_i. Each
 coefficient is one `vpermi2ps` (two zmm hold the 32 entries, the index's low five bits pick one
-per lane), so a register costs 8 permutes, a vminps and 7 multiply-adds instead of both
+per lane), so a register costs 7 permutes, a vminps, a compare and blend and 6 multiply-adds
+instead of both
 branches of the general expansion (two polynomials and 2^f, about 20 multiply-adds): GELU's row
 loop is FMA-bound on erf.
 
@@ -30,9 +31,9 @@ from .x86_registers import LANES, per_register
 
 SQRT1_2 = 0.70710678118654752440
 
-# Per interval i (columns of 32, as f32 bit patterns): origin o, c0..c5, g:
+# Per interval i (columns of 32, as f32 bit patterns): origin o, c0..c5:
 # erf |x| = c0 + t (g + q(t)) with t = |x| - o and q = c1 + c2 t + ... + c5 t^4, evaluated as
-# fma(t, q, fma(t, g, c0)).
+# fma(t, q, g t + c0); g is _SMALL_G on intervals 0-2 (where c0 = 0), else 0.
 _TABLES = {
     1.0: (
         # ORIGIN
@@ -70,11 +71,6 @@ _TABLES = {
         "bd8e01b6 bd805085 bd411616 bcf80759 bc770843 bb2435f0 3bd6af85 3c39d2d9 "
         "3c55a4b2 3c4c4713 3c2f09c8 3c091157 3bc83b0a 3b89ff3f 3b351def 3ae2fffb "
         "3a8441f9 3a188445 39ab668b 393797a5 388cf9b1 381c2a0a 37a6cde0 3d66592b",
-        # G
-        "3f800000 3f800000 3f800000 00000000 00000000 00000000 00000000 00000000 "
-        "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
-        "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
-        "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000",
     ),
     # erf(x / sqrt 2) (GELU's), as a function of x: no rounded product x / sqrt 2 (origins and
     # interval widths in x's units; the first intervals take g = 1/2, q the remaining 0.298)
@@ -114,11 +110,6 @@ _TABLES = {
         "bc45c57d bc3236e8 bc07c491 bbad350b bb30e0f5 b9e61dc7 3aa080e5 3b06fa05 "
         "3b182555 3b10968f 3af7694d 3ac1237c 3a8d088e 3a4394a4 39f7cb9e 399f420b "
         "393d0df4 38d9fc52 38758e05 380132d6 3748991c 36db1926 366c3289 3c26f147",
-        # G
-        "3f000000 3f000000 3f000000 00000000 00000000 00000000 00000000 00000000 "
-        "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
-        "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
-        "00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000",
     ),
 }
 # |x| is clamped to these: erf is 1 in f32 from c |x| = 3.92 on, the last polynomial gives 1.0
@@ -127,6 +118,9 @@ _TABLES = {
 _CUT = {1.0: 3.93125, SQRT1_2: 5.559627}
 _ROUNDER = 12582912.0  # 1.5 * 2^23: 8c|x| + it rounds 8c|x| to an integer in the low bits
 _PERMUTE = "llvm.x86.avx512.vpermi2var.ps.512"
+# g of intervals 0-2 (o = 0): erf(c x) / (c x) -> 2 / sqrt(pi), of which g takes 1 (or 1/2 in
+# x's units for c = 1/sqrt 2) exactly and q the rest
+_SMALL_G = {1.0: 1.0, SQRT1_2: 0.5}
 
 
 def _table(words: str) -> tuple[list[float], list[float]]:
@@ -157,10 +151,16 @@ def erf_by_table(b, x: ir.Value, scale: float = 1.0) -> ir.Value:
         lo, hi = (_register(h) for h in halves[k])
         return per_register([index], f32, lambda i: pick(i, lo, hi))
 
-    origin, c0, *coeffs, g = (lookup(k) for k in range(len(halves)))
+    origin, c0, *coeffs = (lookup(k) for k in range(len(halves)))
     t = arith.subf(a, origin)
+    # g t + c0: on intervals 0-2 (s < R + 3) c0 is 0 and g is _SMALL_G, elsewhere g is 0; a
+    # compare and a blend where a table was two permutes: two zmm fewer live, which stopped
+    # the LayerNorm+GELU row loop's spills (ln_gelu_residual -8 to -10%)
+    small = b.cmp("OLT", s, b.c(_ROUNDER + 3))
+    g = _SMALL_G[scale]
+    inner = arith.select(small, t if g == 1.0 else arith.mulf(t, b.c(g)), c0)
     q = coeffs[-1]
     for c in reversed(coeffs[:-1]):
         q = b.fma(q, t, c)
-    y = b.fma(t, q, b.fma(t, g, c0))
+    y = b.fma(t, q, inner)
     return math.copysign(y, x)  # NaN: t is NaN
