@@ -31,7 +31,7 @@ from aten_mlir.passes.ir import GLUE
 
 from .isolate import ChildCrashed, crashing_pass, isolation_enabled, run_isolated, start_isolated
 from .partition import PartitionError, outline
-from .warm_up import import_passes
+from .warm_up import import_passes, probe_target
 
 
 class CompileError(RuntimeError):
@@ -89,6 +89,8 @@ def lower(program: Program, dump: Path | None, stages=CPU_STAGES, native=None):
         return lambda: Lowered(main, lambda: module)
     warm_up_meta()  # the child inherits it; without, every compile's child redoes it
     import_passes(stages)  # likewise the pass modules (0.2-0.5 s of imports per child)
+    if native is not None:
+        probe_target()  # and the target's llc probes (two llc runs per child)
     child = start_isolated(_lower_child, program, dump, stages, native)
 
     def result() -> Lowered:

@@ -15,7 +15,8 @@ reports its error as usual.
 `wait()` also imports, here in the parent, the modules of every pass the CPU stages run
 (`import_passes`). The stages run in a forked child, and what a child imports is gone when it
 exits: without this each graph's child (a training step compiles two, forward and backward)
-imported them again, 0.3-0.5 s of a cold compile each.
+imported them again, 0.3-0.5 s of a cold compile each. Likewise the thread asks LLVM about the
+build target (`probe_target`) for the children to inherit.
 """
 
 from __future__ import annotations
@@ -88,7 +89,26 @@ def import_passes(stages=None) -> None:
 _PASS_NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 
+def probe_target() -> None:
+    """Runs the build target's LLVM probes (`cpu_target()`: `llc --version`, `llc -mattr=help`,
+    cached per process) here, so the forked lowering children inherit the answers: each child
+    ran the two llc processes again (its vectorize stage asks for the target), twice per
+    training step. A failure is left to the child, which asks again and reports it."""
+    from aten_mlir.backends.cpu.target import cpu_target
+
+    _quietly(cpu_target)
+
+
 def _build(directory: Path) -> None:
+    prober = threading.Thread(target=probe_target, daemon=True)
+    prober.start()  # its llc runs beside the cc runs
+    try:
+        _build_support(directory)
+    finally:
+        prober.join()
+
+
+def _build_support(directory: Path) -> None:
     from aten_mlir.backends.cpu import link, threads
     from aten_mlir.backends.cpu.cache import check_writable, checked_artifact
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 from aten_mlir.backends import dynamo, warm_up
@@ -98,3 +99,37 @@ def test_the_directory_it_creates_is_private_to_its_user(tmp_path):
     warm_up.wait()
     assert (tmp_path / "new").stat().st_mode & 0o777 == 0o700
     assert any(n.startswith("threads-") for n in _artifacts(tmp_path / "new"))
+
+
+# In a fresh interpreter: whether this process asked LLVM about the host target (cached by
+# `target._host`) after a warm-up, and after a compile whose stages ran in a forked child.
+PROBE_CHILD = """
+import sys, tempfile
+import torch
+import aten_mlir
+from aten_mlir.backends import warm_up
+from aten_mlir.backends.cpu import target
+how = sys.argv[1]
+if how == "warm-up":
+    warm_up.start(tempfile.mkdtemp())
+    warm_up.wait()
+else:
+    ep = torch.export.export(torch.nn.Linear(8, 3), (torch.randn(5, 8),))
+    x = torch.randn(5, 8)
+    got = aten_mlir.compile(ep, cache_dir=tempfile.mkdtemp())(x)
+    torch.testing.assert_close(got, ep.module()(x))
+print(target._host.cache_info().currsize, target._llvm_features.cache_info().currsize)
+"""
+
+
+@pytest.mark.parametrize("how", ["warm-up", "compile"])
+def test_the_target_is_probed_before_the_lowering_children_fork(how):
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE_CHILD, how],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "1"]  # the children inherit the answers

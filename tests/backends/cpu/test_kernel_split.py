@@ -290,3 +290,41 @@ def test_kernels_run_llvm_o1_at_the_default_level_and_o3_at_3(text, tmp_path, mo
         assert any(p == f"-passes={pipeline}" for p in passes), passes  # the parts
         layers = lib.function("layers", ["memref<64xf32>"] * 2, ["memref<64xf32>"])
         assert torch.equal(layers(a, b)[0], (a + b + b) * (a + b))
+
+
+# %y is used before the instruction defining it: it parses, only the verifier rejects it
+UNDOMINATED = b"""
+define i32 @f(i32 %a) {
+  %x = add i32 %y, 1
+  %y = add i32 %a, 1
+  ret i32 %x
+}
+"""
+
+
+def test_parts_skip_the_verifier_the_whole_module_and_llc_run(text, tmp_path, monkeypatch):
+    commands = []
+    run, run_all = codegen._run, codegen._run_all
+    monkeypatch.setattr(codegen, "_run", lambda c, *a: commands.append(c) or run(c, *a))
+    monkeypatch.setattr(codegen, "_run_all", lambda cs: commands.extend(cs) or run_all(cs))
+    monkeypatch.setattr(codegen, "OPT_SPLIT_BYTES", 0)
+    monkeypatch.setattr(codegen, "_cores", lambda: 2)
+    lib = compile_llvm_module(text, opt_level=2, cache_dir=tmp_path)
+    opt = [c for c in commands if Path(c[0]).name == "opt"]
+    parts = [c for c in opt if "-passes=default<O1>" in c]
+    assert len(parts) == 2 and all("-disable-verify" in c for c in parts)
+    assert len(opt) == 3 and "-disable-verify" not in opt[0]  # the whole module's, verified
+    llc = [c for c in commands if Path(c[0]).name == "llc"]
+    assert len(llc) == 2 and not any("-disable-verify" in c for c in llc)
+    a, b = torch.randn(64), torch.randn(64)
+    layers = lib.function("layers", ["memref<64xf32>"] * 2, ["memref<64xf32>"])
+    assert torch.equal(layers(a, b)[0], (a + b + b) * (a + b))
+
+
+@pytest.mark.parametrize("split", [True, False])
+def test_invalid_ir_is_refused_by_the_verifier(tmp_path, monkeypatch, split):
+    monkeypatch.setattr(codegen, "OPT_SPLIT_BYTES", 0 if split else 1 << 40)
+    monkeypatch.setattr(codegen, "_cores", lambda: 2)
+    with pytest.raises(native.NativeBuildError, match="does not dominate") as failure:
+        codegen.objects(UNDOMINATED, [], 2, ["f"], [], tmp_path)
+    assert Path(failure.value.repro.split()[0]).name == "opt"
