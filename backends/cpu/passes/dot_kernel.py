@@ -22,8 +22,15 @@ def _add_kind() -> ir.Attribute:
     return ir.Attribute.parse("#vector.kind<add>")
 
 
-# At most this many rows of C (decode: one token, a few beams) run as one register block.
+# At most this many rows of C (decode: one token, a few beams) run as one register block,
+# of up to FEW_ROWS_COLS columns (B rows) when the registers hold them.
 FEW_ROWS = 8
+FEW_ROWS_COLS = 4
+# Prefetch the next cache block of B from the tiles' k loops when B is this big or bigger
+# (A/B switch: None never): see `_next_block_prefetch`
+PREFETCH_MIN_B_BYTES: int | None = 1 << 20
+# prefetcht1: into L2, where the next block's tiles read it from (A's tile rows stay in L1)
+PREFETCH_LOCALITY = 2
 
 
 class DotKernel(KernelEmitter):
@@ -40,7 +47,7 @@ class DotKernel(KernelEmitter):
         n0 = scf.ForOp(self.index(0), self.extent(c.n), self.index(self.blocks.dot_block_n))
         with ir.InsertionPoint(n0.body):
             for m_part in m_tiles.row_parts(self, rows, halving=False):
-                for n_part in self._parts(c.n, cols, ONE_ROW):
+                for n_part in self._parts(c.n, self._tile_cols(m_part[2], rows, cols), ONE_ROW):
                     self._dot_tile(ivs, n0.induction_variable, m_part, n_part)
             scf.YieldOp([])
         if self._a_wide is not None:
@@ -53,12 +60,20 @@ class DotKernel(KernelEmitter):
         rows, cols = self.blocks.dot_rows, self.blocks.dot_cols
         m = self.c.extents[self.c.m]
         registers = 30 if self.blocks.vector_bytes >= 64 else 14
-        if m is None or m <= rows or m > FEW_ROWS:
+        if m is None or m > FEW_ROWS:
             return rows, cols
-        for few_cols in (cols, 2, 1):
+        for few_cols in (FEW_ROWS_COLS, 2, 1):
             if m * few_cols + m + few_cols <= registers:
                 return m, few_cols
         return rows, cols
+
+    def _tile_cols(self, tile_rows: int, rows: int, cols: int) -> int:
+        """Columns of a tile of fewer rows than the block (the rows left over): at least
+        FEW_ROWS_COLS, so a 1-, 2- or 4-row tile still runs 4-16 FMA chains, not 2-8."""
+        if tile_rows >= rows:
+            return cols
+        wide = min(FEW_ROWS_COLS, rows * cols // tile_rows)
+        return wide if cols < wide and self.blocks.dot_block_n % wide == 0 else cols
 
     def _widen_a(self, ivs) -> ir.Value:
         """A (a few narrow rows) widened once into an f32 copy [M, K]: each block of B would
@@ -106,10 +121,14 @@ class DotKernel(KernelEmitter):
                 at = {**ivs, c.m: m, c.n: n_loop.induction_variable}
                 accs = [self.zeros] * (rows * cols)
                 if not isinstance(k_main, int) or k_main:
+                    prefetch = self._next_block_prefetch(at, rows, cols)
                     k_loop = scf.ForOp(self.index(0), self._v(k_main), self.index(self.lanes), accs)
                     with ir.InsertionPoint(k_loop.body):
                         at_k = {**at, c.k: k_loop.induction_variable}
-                        scf.YieldOp(self._dot_step(at_k, k_loop.inner_iter_args, rows, cols))
+                        step = self._dot_step(at_k, k_loop.inner_iter_args, rows, cols)
+                        if prefetch is not None:
+                            prefetch(at_k)
+                        scf.YieldOp(step)
                     accs = list(k_loop.results)
                 if not isinstance(k_tail, int) or k_tail:
                     # a runtime tail of 0 lanes loads nothing (all lanes masked off)
@@ -121,6 +140,40 @@ class DotKernel(KernelEmitter):
                     self._add_sums(at, accs, rows, cols, sure)
                 scf.YieldOp([])
             scf.YieldOp([])
+
+    def _prefetches(self) -> bool:
+        """B (static, of the accumulator type) at least PREFETCH_MIN_B_BYTES: read from L3 or
+        DRAM, not L2, by the first row tile of each block."""
+        c = self.c
+        if PREFETCH_MIN_B_BYTES is None or c.extents[c.n] is None or c.extents[c.k] is None:
+            return False
+        m = c.extents[c.m]
+        if m is not None and m <= FEW_ROWS:  # one row tile streams B once: nothing to hide
+            return False
+        if ir.MemRefType(c.b.type).element_type != self.element:
+            return False
+        element_bytes = self.blocks.vector_bytes // self.lanes
+        return c.extents[c.n] * c.extents[c.k] * element_bytes >= PREFETCH_MIN_B_BYTES
+
+    def _next_block_prefetch(self, at, rows: int, cols: int):
+        """A function of the k step prefetching one line of the next block of B: the tile of
+        row tile t at columns n (rows n.. of B) reads row n + dot_block_n + t mod cols of B
+        (clamped to B's last row, so every address is inside B), a line per k step. The first
+        row tile of a block otherwise reads its dot_block_n rows of B from L3 or DRAM with no
+        other work to hide it behind: x[64,768] @ W[50257,768].T (GPT-2's logits, 154 MB)."""
+        c = self.c
+        if not self._prefetches():
+            return None
+        tile = arith.divui(at[c.m], self.index(rows))
+        ahead = arith.addi(self.index(self.blocks.dot_block_n), arith.remui(tile, self.index(cols)))
+        last = arith.subi(self.extent(c.n), self.index(1))
+        row = arith.minui(arith.addi(at[c.n], ahead), last)
+
+        def prefetch(at_k) -> None:
+            indices = self._at(1, {**at_k, c.n: row}, {})
+            memref.prefetch(c.b, indices, False, PREFETCH_LOCALITY, True)
+
+        return prefetch
 
     def _add_sums(self, at, accs, rows, cols, sure):
         """C[m + i, n + j] += the lanes of accs[i * cols + j], one reduction each (rows from

@@ -46,7 +46,12 @@ class Blocking:
 # on mm 512^3 / 1024^3, q @ k.T S=384 and the im2col conv 256ch 14x14 (1 thread, same process).
 # 512 columns a block of B (512 KB): each row of the block copied is 2 KB contiguous, not 512 B
 # on a page of its own: mm 512^3 / 1024^3 +6%, q @ k.T S=384 +5-10%, mm 2048^3 -2..4%
-AVX512 = Blocking(64, 8, 2, 4, 4, block_m=64, block_n=512, panel_m=256)
+# Dot kernel 8 x 2 (16 accumulators, 8 rows of A + 2 of B a k step): B's block is read from L2
+# once per 8 rows of A, not 4; with its next block prefetched (dot_kernel) x @ W.T at 1 thread,
+# same process, % of FMA peak, 4 x 4 -> 8 x 2: [64,1024] @ [1024,1024].T 69.2 -> 72.6,
+# [128,768] @ [768,768].T 74.0 -> 77.3, [128,768] @ [3072,768].T 71.2 -> 73.5, GPT-2's logits
+# [64,768] @ [50257,768].T 68.4 -> 70.4, [33,1024] @ [1024,1024].T 63.3 -> 67.8
+AVX512 = Blocking(64, 8, 2, 8, 2, block_m=64, block_n=512, panel_m=256)
 # AVX2 (and narrower), 16 ymm: 6 x 2 accumulators + 2 of B + 1 broadcast; dot 2 x 4 + 2 + 4
 AVX2 = Blocking(32, 6, 2, 2, 4, block_m=48)
 
