@@ -14,6 +14,7 @@ from contextlib import ExitStack
 from mlir import ir
 from mlir.dialects import arith, memref, scf
 
+from . import conv_columns
 from .kernels import AVX512, Blocking, Contraction, KernelEmitter, accumulator_type
 from .outer_kernel import OuterKernel
 
@@ -31,6 +32,10 @@ WIDE_IM2COL_MIN_F = 32
 # 0.61/0.55, 512->512 3x3 7x7 1.63/1.53, 256 3x3 14x14 1.29/1.27; 256->1024 1x1 14x14
 # 0.51/0.53; resnet50 b1 48.6/47.4 ms)
 IM2COL_PANEL_MIN_ROWS = 1024
+# An im2col copy larger than this is made (and multiplied) in blocks of output rows of at
+# least IM2COL_BLOCK_COLUMNS columns (`rows_per_block`); 0 / a huge value: off
+IM2COL_BLOCK_BYTES = 1 << 20
+IM2COL_BLOCK_COLUMNS = 512
 
 
 def identity_layout(t: ir.MemRefType) -> bool:
@@ -70,14 +75,30 @@ def im2col_emitter(
     return (emitter or Im2colEmitter)(op, types, (n, f, oh * ow, channels * kh * kw), blocking)
 
 
+def rows_per_block(oh: int, ow: int, k: int) -> int:
+    """R, the output rows copied and multiplied at a time: all OH when the whole copy fits
+    IM2COL_BLOCK_BYTES, else the fewest rows dividing OH (blocks all whole) of at least
+    IM2COL_BLOCK_COLUMNS columns. Each block is copied just before its product reads it, from
+    L2, not written out to L3 whole first (the ResNet stem's 7.4 MB copy [147, 112*112]); a
+    block of fewer columns would stream the filter again for too little work."""
+    if k * oh * ow * 4 <= IM2COL_BLOCK_BYTES:  # (f32's bytes: the bound is a rough one)
+        return oh
+    least = min(IM2COL_BLOCK_COLUMNS, oh * ow)
+    return next(r for r in range(1, oh + 1) if oh % r == 0 and r * ow >= least)
+
+
 class Im2colEmitter(OuterKernel):
-    """The `packed` outer kernel whose pack step is im2col of one batch element; its dims are 0
-    batch, 1 filter (m), 2 output pixel (n), 3 (channel, kh, kw) (k)."""
+    """The `packed` outer kernel whose pack step is im2col of a block of R output rows of one
+    batch element (`rows_per_block`); its dims are 0 batch, 1 row block, 2 filter (m), 3 output
+    pixel in the block (n), 4 (channel, kh, kw) (k)."""
 
     PANELS_FROM_ROWS = False  # its pack is im2col, into [k, n]
+    left = 0  # columns past the 3-vector tiles run as dot products (conv_columns)
 
     def _on_panels_path(self) -> bool:
         rows = self.c.extents[self.c.m]  # the filters: never `?`
+        if self.left:
+            return False  # (conv_columns' tiles read the copy in place)
         return rows >= IM2COL_PANEL_MIN_ROWS and super()._on_panels_path()
 
     def __init__(self, op: ir.Operation, types: list[ir.MemRefType], extents, blocking: Blocking):
@@ -92,27 +113,54 @@ class Im2colEmitter(OuterKernel):
         flat_out = memref.collapse_shape(
             ir.MemRefType.get([batch, f, p], out_element), out, [[0], [1], [2, 3]]
         )
+        oh, ow = types[2].shape[2:]
+        self.block_rows = rows_per_block(oh, ow, k)
+        columns = self.block_rows * ow
+        extents = (n, oh // self.block_rows, f, columns, k)
         # B's index is the packed copy's, set by each pack
-        index = ((((1, 1),), ((3, 1),)), (), (((0, 1),), ((1, 1),), ((2, 1),)))
-        sizes = ((flat_out, 0), (flat_weight, 0), (flat_out, 2), (flat_weight, 1))
+        index = (
+            (((2, 1),), ((4, 1),)),
+            (),
+            (((0, 1),), ((2, 1),), ((1, columns), (3, 1))),
+        )
+        # (only the batch may be `?`: the other sizes are never read)
+        sizes = ((flat_out, 0), (flat_out, 2), (flat_weight, 0), (flat_out, 2), (flat_weight, 1))
         contraction = Contraction(
-            op, flat_weight, image, flat_out, index, extents, "packed", (0,), 1, 2, 3, sizes
+            op, flat_weight, image, flat_out, index, extents, "packed", (0, 1), 2, 3, 4, sizes
         )
         super().__init__(contraction, types, blocking)
         self.image = image
         self.window = types[1].shape[1:]
         self.out_rows = types[2].shape[2:]
         self.strides, self.dilations = _attr(op, "strides"), _attr(op, "dilations")
+        self.columns = columns
+        self.left = conv_columns.left_columns(self, columns)
+
+    def emit(self) -> None:
+        if not self.left:
+            return super().emit()
+        self.tail = conv_columns.alloc_tail(self)
+        super().emit()
+        memref.dealloc(self.tail)
+
+    def _in_place(self, ivs):
+        if not self.left:
+            return super()._in_place(ivs)
+        conv_columns.in_place(self, ivs, self.columns)
 
     def _pack(self, ivs, packed):
-        self._pack_image(ivs[0], packed, None)
-        self.b, self.b_index = packed, (((3, 1),), ((2, 1),))
+        first = arith.muli(ivs[1], self.index(self.block_rows))
+        self._pack_image(ivs[0], packed, None, first, self.block_rows)
+        self.b, self.b_index = packed, (((4, 1),), ((3, 1),))
+        if self.left:
+            conv_columns.copy_tail(self, packed, self.columns)
 
-    def _pack_image(self, b, packed, column):
-        """packed[(ch*KH + y)*KW + x, column + r*OW : ...+OW] = image[b, ch, r*sh + y*dh,
-        x*dw ::sw] (column None: 0)."""
+    def _pack_image(self, b, packed, column, first_row=None, rows=None):
+        """packed[(ch*KH + y)*KW + x, column + r*OW : ...+OW] = image[b, ch, (first_row + r)*sh
+        + y*dh, x*dw ::sw] for r < rows (column None: 0; first_row None: all OH rows)."""
         channels, kh, kw = self.window
         oh, ow = self.out_rows
+        oh = oh if rows is None else rows
         (sh, sw), (dh, dw) = self.strides, self.dilations
         with ExitStack() as nest:
             loops = []
@@ -123,7 +171,8 @@ class Im2colEmitter(OuterKernel):
             row = arith.addi(
                 arith.muli(arith.addi(arith.muli(ch, self.index(kh)), y), self.index(kw)), x
             )
-            at_y = arith.addi(arith.muli(r, self.index(sh)), arith.muli(y, self.index(dh)))
+            image_r = r if first_row is None else arith.addi(first_row, r)
+            at_y = arith.addi(arith.muli(image_r, self.index(sh)), arith.muli(y, self.index(dh)))
             at_x = arith.muli(x, self.index(dw))
             at_p = arith.muli(r, self.index(ow))
             at_p = at_p if column is None else arith.addi(at_p, column)
