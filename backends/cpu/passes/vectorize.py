@@ -33,6 +33,7 @@ from .float_extrema import reduce_extremum, reduces_as_integers
 from .fold_access import fold_access
 from .lane_stride import index_value, lane_stride, strided_load
 from .lane_tail import emit_tail, plan_tail
+from .named_copies import copies_as_generics
 from .native_bf16 import rounds_natively
 from .vectorize_plan import (
     INTEGER_DIVISIONS,
@@ -87,6 +88,7 @@ class VectorizeGenerics(ModulePass):
         )
         narrowest = register or min(widths)  # a dynamic row's last steps: one register
         with module_op.context:
+            copies_as_generics(module_op)  # linalg.copy left to the scalar loops: not vectorized
             found = [p for p in map(plan, nested_ops(module_op)) if p is not None]
             for p in found:
                 extents = static_extents(p)
