@@ -54,6 +54,7 @@ from . import (  # noqa: F401
     normalization,
     padding,
     pooling,
+    pooling_backward,
     prims,
     quantized,
     random,
