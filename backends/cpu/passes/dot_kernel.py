@@ -31,6 +31,16 @@ FEW_ROWS_COLS = 4
 PREFETCH_MIN_B_BYTES: int | None = 1 << 20
 # prefetcht1: into L2, where the next block's tiles read it from (A's tile rows stay in L1)
 PREFETCH_LOCALITY = 2
+# A B of this many bytes or more (beyond L3: GPT-2's 154 MB logits weight) runs 4 x 4 blocks,
+# not the AVX-512 8 x 2: the first row tile of each block streams its rows from DRAM, 1/16 of
+# the block's work with 4-row tiles at 64 rows, 1/8 with 8-row ones. x[64,768] @
+# W[50257,768].T, 1 thread, same process, % of FMA peak: 4 x 4 66.4-66.8 (before), 8 x 2 +
+# prefetch 63.9-68.4, 4 x 4 + prefetch 70.2-72.4. From STREAMED_MAX_ROWS static rows on such
+# a B is not prefetched: the first row tile is a small part of the block's 64+ tiles and the
+# prefetches cost more than they hide (x[256,768] @ W[50257,768].T: 76.3 without, 73.0 with)
+STREAMED_B_BYTES = 32 << 20
+STREAMED_B_BLOCK = (4, 4)
+STREAMED_MAX_ROWS = 128
 
 
 class DotKernel(KernelEmitter):
@@ -61,6 +71,8 @@ class DotKernel(KernelEmitter):
         m = self.c.extents[self.c.m]
         registers = 30 if self.blocks.vector_bytes >= 64 else 14
         if m is None or m > FEW_ROWS:
+            if rows * cols == 16 and self._b_bytes() >= STREAMED_B_BYTES:
+                return STREAMED_B_BLOCK
             return rows, cols
         for few_cols in (FEW_ROWS_COLS, 2, 1):
             if m * few_cols + m + few_cols <= registers:
@@ -150,10 +162,18 @@ class DotKernel(KernelEmitter):
         m = c.extents[c.m]
         if m is not None and m <= FEW_ROWS:  # one row tile streams B once: nothing to hide
             return False
+        if m is not None and m > STREAMED_MAX_ROWS and self._b_bytes() >= STREAMED_B_BYTES:
+            return False
         if ir.MemRefType(c.b.type).element_type != self.element:
             return False
-        element_bytes = self.blocks.vector_bytes // self.lanes
-        return c.extents[c.n] * c.extents[c.k] * element_bytes >= PREFETCH_MIN_B_BYTES
+        return self._b_bytes() >= PREFETCH_MIN_B_BYTES
+
+    def _b_bytes(self) -> int:
+        """Bytes of B (one batch of it) at the accumulator type; 0 for a `?` n or k."""
+        c = self.c
+        if c.extents[c.n] is None or c.extents[c.k] is None:
+            return 0
+        return c.extents[c.n] * c.extents[c.k] * (self.blocks.vector_bytes // self.lanes)
 
     def _next_block_prefetch(self, at, rows: int, cols: int):
         """A function of the k step prefetching one line of the next block of B: the tile of

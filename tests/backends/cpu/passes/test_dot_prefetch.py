@@ -87,3 +87,18 @@ def test_dynamic_rows_prefetch_at_every_size(tmp_path, monkeypatch):
     for m in (1, 2, 5, 7, 8, 9, 33, 129, 300):
         x = torch.randn(m, 1031)
         torch.testing.assert_close(compiled(x, w), x @ w.t(), rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize("m, prefetched", [(33, True), (128, True), (129, False), (200, False)])
+def test_a_streamed_weight_runs_4x4_and_prefetches_up_to_128_rows(
+    tmp_path, monkeypatch, m, prefetched
+):
+    # W (4.4 MB) over a lowered STREAMED_B_BYTES: 4 x 4 blocks, the prefetch only up to 128 rows
+    monkeypatch.setattr(dot_kernel, "STREAMED_B_BYTES", 4 << 20)
+    torch.manual_seed(3)
+    x, w = torch.randn(m, 1001), torch.randn(1100, 1001)
+    compiled = _compile((x, w), tmp_path, 1 << 20, monkeypatch)
+    torch.testing.assert_close(compiled(x, w), x @ w.t(), rtol=1e-4, atol=1e-3)
+    assert (_prefetches(tmp_path) > 0) == prefetched
+    text = (tmp_path / "05-vectorize.mlir").read_text()
+    assert "step %c4 " in text and "step %c8 " not in text  # 4-row tiles, no 8-row ones
