@@ -61,6 +61,7 @@ _GUESS = 64  # a `?` extent, when judging the size
 # W in place while the copy reads all of W before the first dot (memory bound: x[9,4096] @
 # W[4096,4096].T FMA 2.92 ms, here 3.73; 12 rows 3.36 / 3.42; 16 rows 3.94 / 3.80; x[9,1024] @
 # W[1024,1024].T 0.130 / 0.128 ms). `x @ W` needs no transpose: 9 rows 0.143 / 0.112 ms.
+# (9..11 rows with a wide W run swapped instead, vnni_swap: no copy of W)
 MIN_ROWS_ALONG_K = 12
 
 
@@ -82,7 +83,7 @@ def vnni_emitter(
     """The vdpbf16ps kernel of `c`, or None: off, not bf16 A and B into an f32 C, a target
     without AVX512-BF16 or with AMX-BF16, A not along k, C not along n, B neither along n nor
     k, a static FEW_ROWS rows or fewer (decode: the pair-dot kernel's; with B along k, fewer
-    than MIN_ROWS_ALONG_K), or too small to pay for the copy.
+    than MIN_ROWS_ALONG_K unless it runs swapped), or too small to pay for the copy.
     `alone`: the only kernel writing C (not one branch of a run-time choice), so it may drop
     C's zero fill."""
     if not enabled() or c.op.name == "linalg.conv_2d_nchw_fchw":
@@ -98,7 +99,7 @@ def vnni_emitter(
     if not (_last_alone(b_at, c.n) or _last_alone(b_at, c.k)):
         return None
     rows = c.extents[c.m]
-    if rows is not None and rows < (MIN_ROWS_ALONG_K if _last_alone(b_at, c.k) else FEW_ROWS + 1):
+    if rows is not None and rows <= FEW_ROWS:
         return None
     m, n, k = (_GUESS if c.extents[d] is None else c.extents[d] for d in (c.m, c.n, c.k))
     target = cpu_target(cpu or None)
@@ -112,6 +113,8 @@ def vnni_emitter(
         swapped = swapped_emitter(c, types, blocks, alone)
         if swapped is not None:
             return swapped
+        if rows is not None and rows < MIN_ROWS_ALONG_K:
+            return None
     return VnniKernel(c, types, blocks, alone)
 
 

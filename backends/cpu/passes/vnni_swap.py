@@ -13,8 +13,9 @@ missing rows zeros) and each row of C gets its ROWS columns by one masked store.
 
 Taken only where the tile writes C whole from zeros: C's +0 fill is folded (no outer reduction),
 k static and all of it one block (no C tile to load back transposed; x's copy at most MAX_COPY),
-the rows static and at most MAX_ROWS (beyond, the copy of W is amortized over enough rows), W
-at least WIDER times as many rows as x. `ATEN_MLIR_VNNI_SWAP=0` turns it off (A/B timing).
+the rows static, above narrow_dot's FEW_ROWS and at most MAX_ROWS (beyond, the copy of W is
+amortized over enough rows), W at least WIDER times as many rows as x. `ATEN_MLIR_VNNI_SWAP=0`
+turns it off (A/B timing).
 """
 
 from __future__ import annotations
@@ -25,9 +26,10 @@ import os
 from mlir import ir
 from mlir.dialects import vector
 
+from .dot_kernel import FEW_ROWS
 from .kernels import Blocking, Contraction, zero_fill_before
 from .lane_shuffles import transpose
-from .vnni_kernel import MIN_ROWS_ALONG_K, VnniKernel
+from .vnni_kernel import VnniKernel
 
 # The register block: ROWS columns of C x VECTORS * 16 rows. Each row of C gets ROWS columns
 # per tile, C's rows a whole row apart (4 KB at 1024 columns: the same L1 set), so a wide
@@ -37,7 +39,10 @@ from .vnni_kernel import MIN_ROWS_ALONG_K, VnniKernel
 ROWS, VECTORS = 12, 2
 # Static rows of x up to which the swapped kernel runs: x[M,1024] @ W[1024,1024].T, ms (eager /
 # unswapped / swapped) M=16 0.144/0.153/0.096, 48 0.282/0.293/0.238, 128 0.739/0.772/0.602,
-# 256 1.250/1.347/1.231; 512 x 512 x 512 0.565/0.635/0.658 (the W copy is amortized there)
+# 256 1.250/1.347/1.231; from FEW_ROWS + 1 (fewer: narrow_dot's blocks), against the FMA dot
+# kernel vnni_kernel leaves 9..11 rows to: x[9,1024] @ W[1024,1024].T 0.113/0.139/0.105,
+# x[11,768] @ W[3072,768].T 0.241/0.337/0.192, x[9,4096] @ W[4096,4096].T 2.25/3.01/2.35;
+# 512 x 512 x 512 0.565/0.635/0.658 (the W copy is amortized there)
 MAX_ROWS = 256
 # ... and for a W of at least WIDER x as many rows as x: what the copy of W costs grows with
 # W's size. Attention's q @ k.T ([2, 8, 256, 64] each, one copy of k per head) ran slower
@@ -55,7 +60,7 @@ def swapped_emitter(
     if os.environ.get("ATEN_MLIR_VNNI_SWAP", "1") == "0":  # for A/B timing
         return None
     rows, k, n = c.extents[c.m], c.extents[c.k], c.extents[c.n]
-    if not alone or rows is None or k is None or not MIN_ROWS_ALONG_K <= rows <= MAX_ROWS:
+    if not alone or rows is None or k is None or not FEW_ROWS < rows <= MAX_ROWS:
         return None
     if n is None or n < WIDER * rows:
         return None

@@ -64,11 +64,13 @@ def _swapped(text: str) -> bool:
 
 
 def test_taken_for_few_rows_and_wide_weights_only():
-    """Swapped: static rows from 12 up to MAX_ROWS, W at least WIDER times as many rows, x's
-    copy at most MAX_COPY; not `?` rows, a narrow W, x @ W, nor a target with AMX."""
+    """Swapped: static rows from 9 (narrow_dot's blocks below) up to MAX_ROWS, W at least WIDER
+    times as many rows, x's copy at most MAX_COPY; not `?` rows, a narrow W, x @ W, nor a target
+    with AMX."""
     assert _swapped(vectorized_bf16_product("znver4", "64", "1024", "1024"))
-    assert _swapped(vectorized_bf16_product("znver4", "12", "100", str(WIDER * 12)))
-    assert not _swapped(vectorized_bf16_product("znver4", "12", "100", str(WIDER * 12 - 1)))
+    assert _swapped(vectorized_bf16_product("znver4", "9", "128", str(WIDER * 9)))
+    assert not _swapped(vectorized_bf16_product("znver4", "9", "128", str(WIDER * 9 - 1)))
+    assert not _swapped(vectorized_bf16_product("znver4", "8", "100", "1000"))
     assert not _swapped(vectorized_bf16_product("znver4", "?", "1024", "1024"))
     assert not _swapped(vectorized_bf16_product("znver4", str(MAX_ROWS + 1), "64", "4096"))
     k = MAX_COPY // (2 * 64) + 1
@@ -92,9 +94,11 @@ def _check(program, fn, *args):
     assert_close_as_eager(program(*args), fn(*args), exact)
 
 
-# (m, k, n): rows 12..256 (odd ones leave a part of 1..15 rows of C), k 1, odd, even, past
+# (m, k, n): rows 9..256 (odd ones leave a part of 1..15 rows of C), k 1, odd, even, past
 # vnni_kernel's 2048-deep k block (one block here), n with a rest of 1..11 columns of C
 SHAPES = [
+    (9, 65, 100),
+    (11, 1000, 45),
     (12, 7, 1000),
     (33, 129, 133),
     (64, 1, 4096),
