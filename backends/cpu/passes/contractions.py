@@ -51,7 +51,7 @@ from .outer_kernel import OuterKernel
 from .panel_prefetch import OuterPanelKernel, PackedKernel
 from .row_stream import row_stream_emitter
 from .staging import contiguous_type, stage_a_along_k, stage_c, strided_c
-from .vnni_kernel import vnni_emitter
+from .vnni_choice import vnni_emitter
 
 _CONV = "linalg.conv_2d_nchw_fchw"
 # A dynamic extent when choosing a kernel: a batch of rows, a sequence

@@ -48,7 +48,7 @@ from .kernels import Blocking, Contraction, KernelEmitter
 from .narrow_tiles import TileColumns
 from .narrow_tiles import fits as tiles_fit
 from .outer_kernel import OuterKernel
-from .vnni_kernel import vnni_emitter
+from .vnni_choice import vnni_emitter
 from .x86_registers import dpbf16ps
 
 # the row blocks a dynamic M picks from (each also used for M down to half of it plus one)

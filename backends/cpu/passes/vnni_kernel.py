@@ -36,9 +36,6 @@ from contextlib import ExitStack
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
-from aten_mlir.backends.cpu.target import cpu_target
-
-from .dot_kernel import FEW_ROWS
 from .kernels import MASKED, ONE_ROW, Blocking, Contraction, zero_fill_before
 from .outer_kernel import PANEL_ALIGN, OuterKernel
 from .vnni_pack import WORDS, pack_along_k, pack_along_n
@@ -56,7 +53,6 @@ PANEL_M = 240
 BLOCK_K = 2048
 # below this many multiply-adds the panel copy costs more than it saves (as the AMX kernel's)
 MIN_MACS = 32 * 32 * 32
-_GUESS = 64  # a `?` extent, when judging the size
 # Static rows from which `x @ W.T` (B along k) takes this kernel: below, the FMA dot kernel reads
 # W in place while the copy reads all of W before the first dot (memory bound: x[9,4096] @
 # W[4096,4096].T FMA 2.92 ms, here 3.73; 12 rows 3.36 / 3.42; 16 rows 3.94 / 3.80; x[9,1024] @
@@ -69,53 +65,12 @@ def enabled() -> bool:
     return os.environ.get("ATEN_MLIR_VNNI", "1") != "0"
 
 
-def _last_alone(forms, d: int) -> bool:
+def last_alone(forms, d: int) -> bool:
     return forms[-1] == ((d, 1),)
 
 
-def _strides_one(*values) -> bool:
+def strides_one(*values) -> bool:
     return all(ir.MemRefType(v.type).get_strides_and_offset()[0][-1] == 1 for v in values)
-
-
-def vnni_emitter(
-    c: Contraction, types, blocks: Blocking, cpu: str = "", alone: bool = True
-) -> VnniKernel | None:
-    """The vdpbf16ps kernel of `c`, or None: off, not bf16 A and B into an f32 C, a target
-    without AVX512-BF16 or with AMX-BF16, A not along k, C not along n, B neither along n nor
-    k, a static FEW_ROWS rows or fewer (decode: the pair-dot kernel's; with B along k, fewer
-    than MIN_ROWS_ALONG_K unless it runs swapped), or too small to pay for the copy.
-    `alone`: the only kernel writing C (not one branch of a run-time choice), so it may drop
-    C's zero fill."""
-    if not enabled() or c.op.name == "linalg.conv_2d_nchw_fchw":
-        return None
-    a, b, out = (ir.MemRefType(v.type).element_type for v in (c.a, c.b, c.c))
-    if not (isinstance(a, ir.BF16Type) and isinstance(b, ir.BF16Type)):
-        return None
-    if not isinstance(out, ir.F32Type) or blocks.vector_bytes < 64:
-        return None
-    a_at, b_at, c_at = c.index
-    if not (_last_alone(a_at, c.k) and _last_alone(c_at, c.n) and _strides_one(c.a, c.b, c.c)):
-        return None
-    if not (_last_alone(b_at, c.n) or _last_alone(b_at, c.k)):
-        return None
-    rows = c.extents[c.m]
-    if rows is not None and rows <= FEW_ROWS:
-        return None
-    m, n, k = (_GUESS if c.extents[d] is None else c.extents[d] for d in (c.m, c.n, c.k))
-    target = cpu_target(cpu or None)
-    # AMX targets: tiles, or (off, too small) the FMA kernels; vdpbf16ps issues once per 2
-    # cycles on Sapphire Rapids (16 products a cycle, two fmas 32), twice a cycle on Zen 5
-    if m * n * k < MIN_MACS or not target.avx512_bf16 or target.amx_bf16:
-        return None
-    if not _last_alone(b_at, c.n):
-        from .vnni_swap import swapped_emitter  # a subclass of VnniKernel: imported here
-
-        swapped = swapped_emitter(c, types, blocks, alone)
-        if swapped is not None:
-            return swapped
-        if rows is not None and rows < MIN_ROWS_ALONG_K:
-            return None
-    return VnniKernel(c, types, blocks, alone)
 
 
 class VnniKernel(OuterKernel):
@@ -131,7 +86,7 @@ class VnniKernel(OuterKernel):
         self.pairs = ir.VectorType.get([2 * self.lanes], self.bf16)
         self.nr = self.blocks.outer_vectors * self.lanes
         self._bf16_zeros: dict[int, ir.Value] = {}
-        self._b_along_n = _last_alone(c.index[1], c.n)
+        self._b_along_n = last_alone(c.index[1], c.n)
 
     def bf16_zeros(self, lanes: int) -> ir.Value:
         if lanes not in self._bf16_zeros:
