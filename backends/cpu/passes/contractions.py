@@ -276,7 +276,7 @@ class VectorizeContractions(ModulePass):
                     stage_c(op)
                 if match(op) is None:
                     stage_a_along_k(op, match)
-                fold_rows(op, match)
+                fold_rows(op, match, self.cpu)
         found = [c for c in map(match, nested_ops(module_op)) if c is not None]
         if not found:
             return

@@ -16,6 +16,7 @@ from types import SimpleNamespace
 from mlir import ir
 from mlir.dialects import memref
 
+from aten_mlir.backends.cpu.target import cpu_target
 from aten_mlir.passes.ir import reassociation
 
 from .kernels import zero_fill_before
@@ -115,17 +116,21 @@ def _fold_once(op: ir.Operation) -> bool:
     return False
 
 
-def fold_rows(op: ir.Operation, match) -> bool:
+def fold_rows(op: ir.Operation, match, cpu: str = "") -> bool:
     """Folds the row dims of the memref generic product `op` that `match` (the contraction
-    matcher) takes, as long as it still takes it; True when any folded."""
+    matcher) takes, as long as it still takes it; True when any folded. `cpu`: the -mcpu name
+    (whether bf16/f16 products may run on AMX)."""
     if not ENABLED or op.name != "linalg.generic" or len(op.operands) != 3 or len(op.results):
         return False
     if any(not isinstance(v.type, ir.MemRefType) for v in op.operands) or match(op) is None:
         return False
-    # f32 FMA products only: a bf16/f16 product's AMX kernel applies the elementwise generic
-    # reading its f32 C (bias, GELU, rounding) as its epilogue, matched on C itself; a folded C
-    # is read back through a view, and the epilogue was left out
-    if not isinstance(ir.MemRefType(op.operands[0].type).element_type, ir.F32Type):
+    # bf16/f16 products only on targets without AMX: the AMX kernel applies the elementwise
+    # generic reading its f32 C (bias, GELU, rounding) as its epilogue, matched on C itself; a
+    # folded C is read back through a view, and the epilogue was left out. Elsewhere unfolded
+    # bf16 Linears ran as one small product per batch row: a ConvNeXt block's [7, 14, 14, 96]
+    # Linear as 98 14-row products, 0.33-0.44x eager bf16 (helper bf16b's note).
+    narrow = not isinstance(ir.MemRefType(op.operands[0].type).element_type, ir.F32Type)
+    if narrow and cpu_target(cpu or None).amx_bf16:
         return False
     # the folded product is the same contraction with one row dim less (its n and k dims keep
     # their layouts), which `match` takes too; were it not, the views are still exact and the
