@@ -48,15 +48,19 @@ class CopiesToGenerics(ModulePass):
         found = [op for op in nested_ops(module_op) if _strided_copy(op)]
         with module_op.context:
             for op in found:
-                source, target = op.operands
-                rank = ir.MemRefType(source.type).rank
-                element = ir.MemRefType(source.type).element_type
-                identity = ir.AffineMap.get_identity(rank)
-                with op.location, ir.InsertionPoint(op):
-                    generic = linalg.GenericOp(
-                        [], [source], [target], [identity] * 2, ["parallel"] * rank
-                    )
-                    block = generic.regions[0].blocks.append(element, element)
-                    with ir.InsertionPoint(block):
-                        linalg.YieldOp([block.arguments[0]])
-                op.erase()
+                as_identity_generic(op)
+
+
+def as_identity_generic(op: ir.Operation) -> None:
+    """Replaces the copy `op` (operands: source, target memrefs of one element type) by the
+    identity `linalg.generic` from source to target."""
+    source, target = op.operands
+    rank = ir.MemRefType(source.type).rank
+    element = ir.MemRefType(source.type).element_type
+    identity = ir.AffineMap.get_identity(rank)
+    with op.location, ir.InsertionPoint(op):
+        generic = linalg.GenericOp([], [source], [target], [identity] * 2, ["parallel"] * rank)
+        block = generic.regions[0].blocks.append(element, element)
+        with ir.InsertionPoint(block):
+            linalg.YieldOp([block.arguments[0]])
+    op.erase()

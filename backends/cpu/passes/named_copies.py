@@ -12,9 +12,10 @@ element types, so copies that convert stay as they are.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import linalg
 
 from aten_mlir.passes.ir import nested_ops
+
+from .copies import as_identity_generic
 
 
 def _same_type_copy(op: ir.Operation) -> bool:
@@ -30,15 +31,5 @@ def _same_type_copy(op: ir.Operation) -> bool:
 
 def copies_as_generics(module_op: ir.Operation) -> None:
     """Rewrites each same-type `linalg.copy` on memrefs as an identity generic, in place."""
-    found = [op for op in nested_ops(module_op) if _same_type_copy(op)]
-    for op in found:
-        source, target = op.operands
-        rank = ir.MemRefType(source.type).rank
-        element = ir.MemRefType(source.type).element_type
-        identity = ir.AffineMap.get_identity(rank)
-        with op.location, ir.InsertionPoint(op):
-            generic = linalg.GenericOp([], [source], [target], [identity] * 2, ["parallel"] * rank)
-            block = generic.regions[0].blocks.append(element, element)
-            with ir.InsertionPoint(block):
-                linalg.YieldOp([block.arguments[0]])
-        op.erase()
+    for op in [op for op in nested_ops(module_op) if _same_type_copy(op)]:
+        as_identity_generic(op)
