@@ -13,7 +13,7 @@ _BF16_PRODUCT = """
 #x = affine_map<(m, n, k) -> (m, k)>
 #w = affine_map<(m, n, k) -> ({w})>
 #y = affine_map<(m, n, k) -> (m, n)>
-func.func @product(%x: memref<{m}x{k}xbf16>, %w: memref<{ws}xbf16>, %y: memref<{m}x{n}xf32>) {{
+func.func @product(%x: memref<{m}x{k}xbf16>, %w: memref<{ws}xbf16>, %y: memref<{m}x{n}xf32>) {{{z}
   linalg.generic {{indexing_maps = [#x, #w, #y],
                   iterator_types = ["parallel", "parallel", "reduction"]}}
       ins(%x, %w : memref<{m}x{k}xbf16>, memref<{ws}xbf16>) outs(%y : memref<{m}x{n}xf32>) {{
@@ -29,12 +29,21 @@ func.func @product(%x: memref<{m}x{k}xbf16>, %w: memref<{ws}xbf16>, %y: memref<{
 """
 
 
-def vectorized_bf16_product(cpu: str, m: str, k: str, n: str, transposed: bool = True) -> str:
+_ZERO_FILL = """
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<{m}x{n}xf32>)"""
+
+
+def vectorized_bf16_product(
+    cpu: str, m: str, k: str, n: str, transposed: bool = True, zero_fill: bool = False
+) -> str:
     """`x[m, k] @ W.T` (W [n, k]; `transposed=False`: `x @ W`, W [k, n]) in bf16 into f32 after
-    `cpu-vectorize-contractions{cpu=...}`; sizes as IR text ("?" for dynamic)."""
+    `cpu-vectorize-contractions{cpu=...}`; sizes as IR text ("?" for dynamic). `zero_fill`: C is
+    zeroed first (a kernel may fold that fill)."""
     w, ws = ("n, k", f"{n}x{k}") if transposed else ("k, n", f"{k}x{n}")
+    fill = _ZERO_FILL.format(m=m, n=n) if zero_fill else ""
     with make_context():
-        module = ir.Module.parse(_BF16_PRODUCT.format(m=m, k=k, n=n, w=w, ws=ws))
+        module = ir.Module.parse(_BF16_PRODUCT.format(m=m, k=k, n=n, w=w, ws=ws, z=fill))
         run_pipeline(module, f"cpu-vectorize-contractions{{cpu={cpu}}},canonicalize,cse")
         return str(module)
 

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import pytest
 import torch
-from mlir import ir
 
 import aten_mlir
 from aten_mlir.backends.cpu.passes.vnni_swap import MAX_COPY, MAX_ROWS, ROWS, WIDER
 from aten_mlir.backends.cpu.target import cpu_target
-from aten_mlir.dialects import make_context
-from aten_mlir.passes import run_pipeline
 from tests.modules import Fn
+from tests.support import narrow_products
 from tests.support.narrow_products import assert_close_as_eager
 
 requires_bf16_dot = pytest.mark.skipif(
@@ -25,36 +23,10 @@ requires_bf16_dot = pytest.mark.skipif(
 )
 
 
-_PRODUCT = """
-#x = affine_map<(m, n, k) -> (m, k)>
-#w = affine_map<(m, n, k) -> ({w})>
-#y = affine_map<(m, n, k) -> (m, n)>
-func.func @product(%x: memref<{m}x{k}xbf16>, %w: memref<{ws}xbf16>, %y: memref<{m}x{n}xf32>) {{
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%y : memref<{m}x{n}xf32>)
-  linalg.generic {{indexing_maps = [#x, #w, #y],
-                  iterator_types = ["parallel", "parallel", "reduction"]}}
-      ins(%x, %w : memref<{m}x{k}xbf16>, memref<{ws}xbf16>) outs(%y : memref<{m}x{n}xf32>) {{
-  ^bb0(%p: bf16, %q: bf16, %acc: f32):
-    %a = arith.extf %p : bf16 to f32
-    %b = arith.extf %q : bf16 to f32
-    %0 = arith.mulf %a, %b : f32
-    %1 = arith.addf %acc, %0 : f32
-    linalg.yield %1 : f32
-  }}
-  return
-}}
-"""
-
-
 def vectorized_bf16_product(cpu: str, m: str, k: str, n: str, transposed: bool = True) -> str:
     """C = 0, then C += x[m, k] @ W.T (W [n, k]; `transposed=False`: x @ W) after
     `cpu-vectorize-contractions{cpu=...}` (the swapped kernel folds C's zero fill)."""
-    w, ws = ("n, k", f"{n}x{k}") if transposed else ("k, n", f"{k}x{n}")
-    with make_context():
-        module = ir.Module.parse(_PRODUCT.format(m=m, k=k, n=n, w=w, ws=ws))
-        run_pipeline(module, f"cpu-vectorize-contractions{{cpu={cpu}}},canonicalize,cse")
-        return str(module)
+    return narrow_products.vectorized_bf16_product(cpu, m, k, n, transposed, zero_fill=True)
 
 
 def _swapped(text: str) -> bool:
