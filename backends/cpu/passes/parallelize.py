@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir
-from mlir.dialects import arith, builtin, func, llvm, scf
+from mlir.dialects import arith, func, llvm, scf
 
 from aten_mlir.passes.ir import constant_int, defined_functions, walked_ops
 from aten_mlir.passes.registry import ModulePass, option, register_pass
 
+from . import parallel_captures as crossing
 from .parallel_deps import iterations_independent
 
 RUNTIME = "aten_mlir_parallel_for"
@@ -44,10 +45,6 @@ DYNAMIC_TRIPS = 16
 # An AMX tile product (16 x 16 f32 results over 32 bf16 k) counted as the 8-lane ops it
 # replaces, not as one op: a 256^3 bf16 product otherwise looked too small to share out.
 _TILE_PRODUCTS = {"amx.tile_mulf": 16 * 16 * 32 // 8}
-# Defined by an op with no operands that costs nothing to repeat: cloned, not passed.
-_CLONED = frozenset(
-    {"arith.constant", "vector.constant_mask", "ub.poison", "llvm.mlir.constant", "llvm.mlir.zero"}
-)
 
 
 @dataclass
@@ -157,100 +154,6 @@ def _has_dynamic_loop(op: ir.Operation) -> bool:
     return any(None in _static_trips(o) for o in loops)
 
 
-def _captures(loop: ir.Operation) -> tuple[list[ir.Value], list[ir.Operation]]:
-    """Values the loop uses and does not define (its bounds included), each once, in the order
-    of first use, and the loop with every op nested in it. One walk collects the ops; the
-    values defined inside are their results and their blocks' arguments (not walking each
-    operand's owner up to the loop: ops x depth, 58% of train_transformer's
-    `cpu-parallelize-loops`)."""
-    ops: list[ir.Operation] = []
-
-    def visit(op):
-        ops.append(op)
-        return ir.WalkResult.ADVANCE
-
-    loop.walk(visit, ir.WalkOrder.PRE_ORDER)
-    defined: set = set()
-    for op in ops:
-        if op is not loop:
-            defined.update(op.results)
-        for region in op.regions:
-            for block in region.blocks:
-                defined.update(block.arguments)
-    found, seen = [], set()
-    for op in ops:
-        for v in op.operands:
-            if v not in defined and v not in seen:
-                seen.add(v)
-                found.append(v)
-    return found, ops
-
-
-def _field_type(t: ir.Type) -> ir.Type | None:
-    """How a captured value is stored in the context struct; None: cannot be."""
-    if isinstance(t, ir.IndexType):
-        return ir.IntegerType.get_signless(64)
-    if isinstance(t, (ir.IntegerType, ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)):
-        return t
-    if isinstance(t, ir.VectorType) and t.rank != 1:
-        return None  # an n-D vector is an LLVM array of vectors: llvm.store takes no such value
-    if isinstance(t, ir.VectorType) and isinstance(t.element_type, ir.IndexType):
-        i64 = ir.IntegerType.get_signless(64)
-        return ir.VectorType.get(
-            t.shape, i64, scalable=list(t.scalable_dims), loc=ir.Location.unknown()
-        )
-    if isinstance(t, ir.VectorType) and _field_type(t.element_type) is not None:
-        return t
-    if isinstance(t, ir.MemRefType) and t.memory_space is None:
-        rank = t.rank
-        arrays = f", array<{rank} x i64>, array<{rank} x i64>" if rank else ""
-        return ir.Type.parse(f"!llvm.struct<(ptr, ptr, i64{arrays})>")
-    return None
-
-
-def _is_cloned(v: ir.Value) -> bool:
-    owner = v.owner
-    return not isinstance(owner, ir.Block) and owner.name in _CLONED and not len(owner.operands)
-
-
-def _rebuilt(v: ir.Value) -> ir.Value | None:
-    """The scalar or 1-D vector `v` broadcasts, when `v` is rebuilt inside the outlined loop
-    from it (one field of the source's size; an n-D result could not cross at all)."""
-    owner = v.owner
-    if isinstance(owner, ir.Block) or owner.name != "vector.broadcast":
-        return None
-    source = owner.operands[0]
-    return source if _field_type(source.type) is not None else None
-
-
-def _field(ctx, struct_t, k: int) -> ir.Value:
-    ptr = ir.Type.parse("!llvm.ptr")
-    indices = ir.DenseI32ArrayAttr.get([0, k])
-    return llvm.getelementptr(ptr, ctx, [], indices, struct_t, ir.Attribute.parse("0 : i32"))
-
-
-def _is_index(t: ir.Type) -> bool:
-    """An index or a vector of index: crosses as i64 through `arith.index_cast`."""
-    if isinstance(t, ir.VectorType):
-        t = t.element_type
-    return isinstance(t, ir.IndexType)
-
-
-def _store(value: ir.Value, field_t: ir.Type, address: ir.Value) -> None:
-    if _is_index(value.type):
-        value = arith.index_cast(field_t, value)
-    elif field_t != value.type:
-        value = builtin.unrealized_conversion_cast([field_t], [value])
-    llvm.store(value, address)
-
-
-def _load(t: ir.Type, field_t: ir.Type, address: ir.Value) -> ir.Value:
-    value = llvm.load(field_t, address)
-    if _is_index(t):
-        return arith.index_cast(t, value)
-    return value if field_t == t else builtin.unrealized_conversion_cast([t], [value])
-
-
 def _dim_trips(plan: _Plan, bounds, k: int) -> ir.Value:
     """The trips of dim `k`: a constant, or computed from its bounds at run time."""
     if plan.trips[k] is not None:
@@ -319,12 +222,12 @@ def _call(plan: _Plan, name: str, body_t: ir.Type, ctx: ir.Value, trips: ir.Valu
 
 def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -> bool:
     loop = plan.loop
-    used, ops = _captures(loop)  # `ops`: the ops whose operands are remapped below
-    rebuilt = {v: s for v in used if (s := _rebuilt(v)) is not None}
+    used, ops = crossing.captures(loop)  # `ops`: the ops whose operands are remapped below
+    rebuilt = {v: s for v in used if (s := crossing.rebuilt(v)) is not None}
     # the scalars of the rebuilt broadcasts take their place, in order of first use
     passed = list(dict.fromkeys(rebuilt.get(v, v) for v in used))
-    captures = [v for v in passed if not _is_cloned(v)]
-    fields = [_field_type(v.type) for v in captures]
+    captures = [v for v in passed if not crossing.is_cloned(v)]
+    fields = [crossing.field_type(v.type) for v in captures]
     if None in fields:
         return False
     ptr, index = ir.Type.parse("!llvm.ptr"), ir.IndexType.get()
@@ -338,7 +241,7 @@ def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -
         bounds = [tuple(loop.operands[k + j * d] for j in range(3)) for k in range(d)]
         with ir.InsertionPoint(loop):
             for k, (v, field_t) in enumerate(zip(captures, fields)):
-                _store(v, field_t, _field(ctx, struct_t, k))
+                crossing.store(v, field_t, crossing.field(ctx, struct_t, k))
             trips = _trips_value(plan, bounds)
             _call(plan, name, body_t, ctx, trips)
         with ir.InsertionPoint(module_op.regions[0].blocks[0]):
@@ -348,10 +251,10 @@ def _outline(module_op: ir.Operation, f: ir.Operation, plan: _Plan, name: str) -
             ctx_arg, begin, end = entry.arguments
             mapping = {}
             for v in passed:
-                if _is_cloned(v):
+                if crossing.is_cloned(v):
                     mapping[v] = v.owner.clone().results[0]
             for k, (v, field_t) in enumerate(zip(captures, fields)):
-                mapping[v] = _load(v.type, field_t, _field(ctx_arg, struct_t, k))
+                mapping[v] = crossing.load(v.type, field_t, crossing.field(ctx_arg, struct_t, k))
             for v, source in rebuilt.items():
                 again = v.owner.clone()
                 again.operands[0] = mapping[source]
