@@ -6,8 +6,10 @@ from __future__ import annotations
 import torch
 from mlir import ir
 
+import aten_mlir
 from aten_mlir.dialects import make_context
 from aten_mlir.passes import run_pipeline
+from tests.modules import Fn
 
 _BF16_PRODUCT = """
 #x = affine_map<(m, n, k) -> (m, k)>
@@ -55,3 +57,16 @@ def assert_close_as_eager(ours, eager, exact):
     ours_err = (ours.double() - exact).abs()
     eager_err = (eager.double() - exact).abs()
     assert torch.all(ours_err <= eager_err + ulp), (ours_err - eager_err).max()
+
+
+def compile_vectorized(fn, args, tmp_path, dynamic=None):
+    """`fn` exported and compiled for the CPU: (the program, its IR after the vectorize stage)."""
+    ep = torch.export.export(Fn(fn), args, dynamic_shapes=dynamic)
+    program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
+    return program, (tmp_path / "05-vectorize.mlir").read_text()
+
+
+def check_as_eager(program, fn, *args):
+    """`program(*args)` as close to `fn`'s float64 result as eager's, by `assert_close_as_eager`."""
+    exact = fn(*(a.double() for a in args))
+    assert_close_as_eager(program(*args), fn(*args), exact)

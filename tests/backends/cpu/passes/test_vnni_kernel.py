@@ -14,8 +14,12 @@ from torch.export import Dim
 import aten_mlir
 from aten_mlir.backends.cpu.passes.vnni_kernel import MIN_ROWS_ALONG_K
 from aten_mlir.backends.cpu.target import cpu_target
-from tests.modules import Fn
-from tests.support.narrow_products import assert_close_as_eager, vectorized_bf16_product
+from tests.support.narrow_products import (
+    assert_close_as_eager,
+    check_as_eager,
+    compile_vectorized,
+    vectorized_bf16_product,
+)
 
 requires_bf16_dot = pytest.mark.skipif(
     not cpu_target("native").avx512_bf16 or cpu_target("native").amx_bf16,
@@ -62,17 +66,6 @@ def _matmul(x, w):
     return x @ w
 
 
-def _compile(fn, args, tmp_path, dynamic=None):
-    ep = torch.export.export(Fn(fn), args, dynamic_shapes=dynamic)
-    program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
-    return program, (tmp_path / "05-vectorize.mlir").read_text()
-
-
-def _check(program, fn, *args):
-    exact = fn(*(a.double() for a in args))
-    assert_close_as_eager(program(*args), fn(*args), exact)
-
-
 SHAPES = [
     (33, 129, 70),
     (129, 7, 1000),
@@ -92,12 +85,12 @@ def test_static_as_close_as_eager(fn, shape, tmp_path):
     torch.manual_seed(m * k + n)
     x = torch.randn(m, k, dtype=torch.bfloat16)
     w = torch.randn(*((n, k) if fn is _linear else (k, n)), dtype=torch.bfloat16)
-    program, text = _compile(fn, (x, w), tmp_path)
+    program, text = compile_vectorized(fn, (x, w), tmp_path)
     if fn is _linear and m < MIN_ROWS_ALONG_K:  # swapped (vnni_swap): W read in place
         assert "vector.constant_mask [12] : vector<16xi1>" in text
     else:
         assert "x86vector.avx512.dot" in text and "vector.reduction" not in text
-    _check(program, fn, x, w)
+    check_as_eager(program, fn, x, w)
 
 
 @requires_bf16_dot
@@ -109,13 +102,13 @@ def test_dynamic_m_n_k_from_one_compile(fn, tmp_path):
     w = torch.randn(*((48, 64) if fn is _linear else (64, 48)), dtype=torch.bfloat16)
     m, n, k = Dim("m", max=4096), Dim("n", max=4096), Dim("k", max=4096)
     wdims = {0: n, 1: k} if fn is _linear else {0: k, 1: n}
-    program, text = _compile(fn, (x, w), tmp_path, (({0: m, 1: k}, wdims),))
+    program, text = compile_vectorized(fn, (x, w), tmp_path, (({0: m, 1: k}, wdims),))
     assert "x86vector.avx512.dot" in text
     for m, k, n in [(1, 7, 33), (7, 33, 129), (33, 129, 7), (129, 1, 1000), (1000, 33, 17)]:
         torch.manual_seed(m + k + n)
         x = torch.randn(m, k, dtype=torch.bfloat16)
         w = torch.randn(*((n, k) if fn is _linear else (k, n)), dtype=torch.bfloat16)
-        _check(program, fn, x, w)
+        check_as_eager(program, fn, x, w)
 
 
 @requires_bf16_dot
@@ -124,7 +117,7 @@ def test_subnormal_and_special_inputs(tmp_path):
     x = torch.randn(40, 65, dtype=torch.bfloat16)
     w = torch.randn(50, 65, dtype=torch.bfloat16)
     x[3, 5], x[7, 64], w[9, 0] = float("inf"), float("nan"), 1e-39
-    program, _ = _compile(_linear, (x, w), tmp_path)
+    program, _ = compile_vectorized(_linear, (x, w), tmp_path)
     out, eager = program(x, w), _linear(x, w)
     assert torch.equal(out.isnan(), eager.isnan()) and torch.equal(out.isinf(), eager.isinf())
     finite = eager.isfinite()
@@ -157,9 +150,9 @@ def _weighted(p, v):
 def test_batched_as_close_as_eager(fn, shapes, tmp_path):
     torch.manual_seed(len(shapes[0]))
     args = [torch.randn(*s, dtype=torch.bfloat16) for s in shapes]
-    program, text = _compile(fn, tuple(args), tmp_path)
+    program, text = compile_vectorized(fn, tuple(args), tmp_path)
     assert "x86vector.avx512.dot" in text
-    _check(program, fn, *args)
+    check_as_eager(program, fn, *args)
 
 
 @requires_bf16_dot
@@ -172,7 +165,7 @@ def test_dynamic_attention_products(tmp_path):
     b, s = Dim("b", max=64), Dim("s", max=2048)
     args = [torch.randn(2, 4, 40, 64, dtype=torch.bfloat16) for _ in range(3)]
     dims = (({0: b, 2: s},) * 3,)
-    program, text = _compile(attention, tuple(args), tmp_path, dims)
+    program, text = compile_vectorized(attention, tuple(args), tmp_path, dims)
     assert "x86vector.avx512.dot" in text
     for batch, seq in [(1, 7), (3, 33), (1, 129)]:
         args = [torch.randn(batch, 4, seq, 64, dtype=torch.bfloat16) for _ in range(3)]
@@ -206,7 +199,7 @@ def test_blocks_shared_across_threads(shape, tmp_path):
     torch.manual_seed(m + n)
     x = torch.randn(m, k, dtype=torch.bfloat16)
     w = torch.randn(n, k, dtype=torch.bfloat16)
-    program, text = _compile(_linear, (x, w), tmp_path)
+    program, text = compile_vectorized(_linear, (x, w), tmp_path)
     assert "scf.parallel" in text and "x86vector.avx512.dot" in text
     loops = (tmp_path / "06-loops.mlir").read_text()
     outlined = [f for f in loops.split("func.func")[1:] if "_parallel" in f.split("(")[0]]
@@ -214,6 +207,6 @@ def test_blocks_shared_across_threads(shape, tmp_path):
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
-        _check(program, _linear, x, w)
+        check_as_eager(program, _linear, x, w)
     finally:
         torch.set_num_threads(threads)

@@ -10,12 +10,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-import aten_mlir
 from aten_mlir.backends.cpu.passes.vnni_swap import MAX_COPY, MAX_ROWS, ROWS, WIDER
 from aten_mlir.backends.cpu.target import cpu_target
-from tests.modules import Fn
 from tests.support import narrow_products
-from tests.support.narrow_products import assert_close_as_eager
+from tests.support.narrow_products import assert_close_as_eager, check_as_eager, compile_vectorized
 
 requires_bf16_dot = pytest.mark.skipif(
     not cpu_target("native").avx512_bf16 or cpu_target("native").amx_bf16,
@@ -55,17 +53,6 @@ def _linear(x, w):
     return x @ w.t()
 
 
-def _compile(fn, args, tmp_path):
-    ep = torch.export.export(Fn(fn), args)
-    program = aten_mlir.compile(ep, target="cpu", dump_dir=tmp_path, cache=False)
-    return program, (tmp_path / "05-vectorize.mlir").read_text()
-
-
-def _check(program, fn, *args):
-    exact = fn(*(a.double() for a in args))
-    assert_close_as_eager(program(*args), fn(*args), exact)
-
-
 # (m, k, n): rows 9..256 (odd ones leave a part of 1..15 rows of C), k 1, odd, even, past
 # vnni_kernel's 2048-deep k block (one block here), n with a rest of 1..11 columns of C
 SHAPES = [
@@ -89,9 +76,9 @@ def test_static_as_close_as_eager(shape, tmp_path):
     torch.manual_seed(m * k + n)
     x = torch.randn(m, k, dtype=torch.bfloat16)
     w = torch.randn(n, k, dtype=torch.bfloat16)
-    program, text = _compile(_linear, (x, w), tmp_path)
+    program, text = compile_vectorized(_linear, (x, w), tmp_path)
     assert _swapped(text) and "x86vector.avx512.dot" in text
-    _check(program, _linear, x, w)
+    check_as_eager(program, _linear, x, w)
 
 
 @requires_bf16_dot
@@ -107,7 +94,7 @@ def test_c_written_exactly(tmp_path):
     torch.manual_seed(3)
     x = torch.randn(33, 65, dtype=torch.bfloat16)
     w = torch.randn(592, 65, dtype=torch.bfloat16)
-    program, _ = _compile(fn, (x, w), tmp_path)
+    program, _ = compile_vectorized(fn, (x, w), tmp_path)
     out, eager = program(x, w), fn(x, w)
     inner = (slice(3, 36), slice(5, 597))
     outside = torch.ones_like(out, dtype=torch.bool)
@@ -127,9 +114,9 @@ def test_batched_weights(tmp_path):
     torch.manual_seed(5)
     x = torch.randn(3, 20, 67, dtype=torch.bfloat16)
     w = torch.randn(3, 100, 67, dtype=torch.bfloat16)
-    program, text = _compile(fn, (x, w), tmp_path)
+    program, text = compile_vectorized(fn, (x, w), tmp_path)
     assert _swapped(text)
-    _check(program, fn, x, w)
+    check_as_eager(program, fn, x, w)
 
 
 @requires_bf16_dot
@@ -140,7 +127,7 @@ def test_subnormal_and_special_inputs(tmp_path):
     x = torch.randn(40, 65, dtype=torch.bfloat16)
     w = torch.randn(200, 65, dtype=torch.bfloat16)
     x[3, 5], x[7, 64], w[9, 0], w[150, 33] = float("inf"), float("nan"), 1e-39, float("-inf")
-    program, text = _compile(_linear, (x, w), tmp_path)
+    program, text = compile_vectorized(_linear, (x, w), tmp_path)
     assert _swapped(text)
     out, eager = program(x, w), _linear(x, w)
     assert torch.equal(out.isnan(), eager.isnan()) and torch.equal(out.isinf(), eager.isinf())
@@ -156,7 +143,7 @@ def test_blocks_shared_across_threads(tmp_path):
     torch.manual_seed(11)
     x = torch.randn(64, 300, dtype=torch.bfloat16)
     w = torch.randn(1100, 300, dtype=torch.bfloat16)
-    program, text = _compile(_linear, (x, w), tmp_path)
+    program, text = compile_vectorized(_linear, (x, w), tmp_path)
     assert _swapped(text) and "scf.parallel" in text
     loops = (tmp_path / "06-loops.mlir").read_text()
     outlined = [f for f in loops.split("func.func")[1:] if "_parallel" in f.split("(")[0]]
@@ -164,6 +151,6 @@ def test_blocks_shared_across_threads(tmp_path):
     threads = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
-        _check(program, _linear, x, w)
+        check_as_eager(program, _linear, x, w)
     finally:
         torch.set_num_threads(threads)
