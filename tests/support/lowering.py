@@ -74,3 +74,13 @@ def assert_module_lowers(
     actual = compiled(*[t.clone() for t in inputs])
     assert_close_like_eager(actual, expected, atol=atol, rtol=rtol)
     return compiled
+
+
+def static_and_batch_dim(model, x, tmp_path):
+    """`model` exported at `x` static, then with a `Dim` on the batch, each compiled with its
+    stages dumped: yields (dynamic, program, the IR after the vectorize stage)."""
+    for dynamic in (None, ({0: torch.export.Dim("b")},)):
+        ep = torch.export.export(model, (x,), dynamic_shapes=dynamic)
+        dump = tmp_path / ("dynamic" if dynamic else "static")
+        program = aten_mlir.compile(ep, dump_dir=dump, cache=False)
+        yield dynamic, program, (dump / "05-vectorize.mlir").read_text()

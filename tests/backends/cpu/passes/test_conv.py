@@ -12,6 +12,7 @@ from torch.export import Dim
 
 import aten_mlir
 from tests.support.dynamo import fresh_dynamo, train_both
+from tests.support.lowering import static_and_batch_dim
 from tests.support.modules import Conv2d as _Conv
 
 
@@ -107,11 +108,7 @@ def test_a_large_im2col_copy_is_made_in_blocks_of_rows(
     torch.manual_seed(0)
     model = torch.nn.Conv2d(cin, cout, kernel, stride, padding, dilation).eval()
     x = torch.randn(2, cin, *hw)
-    for dynamic in (None, ({0: Dim("b")},)):
-        ep = torch.export.export(model, (x,), dynamic_shapes=dynamic)
-        dump = tmp_path / ("dynamic" if dynamic else "static")
-        program = aten_mlir.compile(ep, dump_dir=dump, cache=False)
-        ir_text = (dump / "05-vectorize.mlir").read_text()
+    for dynamic, program, ir_text in static_and_batch_dim(model, x, tmp_path):
         assert f"memref<{cin * kernel * kernel}x{columns}xf32>" in ir_text  # one block's copy
         for batch in (1, 3) if dynamic else (2,):
             x_b = torch.randn(batch, cin, *hw)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 import torch
-from torch.export import Dim
 
 import aten_mlir
 from aten_mlir.backends.cpu.passes import conv_columns
+from tests.support.lowering import static_and_batch_dim
 
 
 def _conv(cin, cout, kernel, stride, padding, dilation=1, groups=1, dtype=torch.float32):
@@ -35,11 +35,7 @@ def test_columns_past_wide_tiles_run_as_dot_products(
 ):
     model = _conv(cin, cout, kernel, stride, padding, dilation)
     x = torch.randn(2, cin, *hw)
-    for dynamic in (None, ({0: Dim("b")},)):
-        ep = torch.export.export(model, (x,), dynamic_shapes=dynamic)
-        dump = tmp_path / ("dynamic" if dynamic else "static")
-        program = aten_mlir.compile(ep, dump_dir=dump, cache=False)
-        ir_text = (dump / "05-vectorize.mlir").read_text()
+    for dynamic, program, ir_text in static_and_batch_dim(model, x, tmp_path):
         k = cin * kernel * kernel
         # the copy's last columns, contiguous along k for the dot products
         assert (f"memref<{left}x{k}xf32>" in ir_text) == bool(left)
