@@ -1,0 +1,1 @@
+"""(being written this session: backward / composite rules for #23)"""
