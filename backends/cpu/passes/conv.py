@@ -26,6 +26,13 @@ CONV = "linalg.conv_2d_nchw_fchw"
 # 1.71 -> 0.91, C=32 1.53 -> 1.95 (the direct kernel wins); 3->16 on 112x112 0.22 -> 0.28.
 WIDE_IM2COL_MAX_K = 160
 WIDE_IM2COL_MIN_F = 32
+# ...and when its rows are ragged (OW not a multiple of the register tile's columns: the direct
+# kernel's last tile of every row is masked, 56 = 32 + 24 on ResNet's 56x56 stage) with a
+# reduction up to this long. 1 thread, same process, copy/direct: 64->64 3x3 56x56 b1 0.91x,
+# b8 0.89x, 40-wide rows 0.88x, 64->128 on 100-wide rows 0.87x, 32->64 (K 288) 56x56 1.01x;
+# rows of 32 (32->32) and 64 (48->64) are whole tiles and lose on the copy (1.12x, 1.06x).
+# 0: off
+RAGGED_IM2COL_MAX_K = 576
 # Filters from which the outer kernel copies the im2col copy again as panels (else it reads
 # the copy in place): the panel copy of [C*KH*KW, OH*OW] pays over many rows only (1 thread,
 # same process, panels/in place: 128->128 3x3 28x28 1.39/1.24 ms, 512->128 1x1 28x28
@@ -66,8 +73,10 @@ def im2col_emitter(
     channels, kh, kw = weight.shape[1:]
     if any(ir.ShapedType.is_dynamic_size(s) for s in (f, oh, ow, channels, kh, kw)):
         return None  # only the batch may be dynamic: the copy's shape is static
-    short = channels * kh * kw <= WIDE_IM2COL_MAX_K and f >= WIDE_IM2COL_MIN_F
-    if ow >= blocking.outer_vectors * lanes and not short:
+    tile = blocking.outer_vectors * lanes
+    k = channels * kh * kw
+    short = k <= WIDE_IM2COL_MAX_K or (ow % tile and k <= RAGGED_IM2COL_MAX_K)
+    if ow >= tile and not (short and f >= WIDE_IM2COL_MIN_F):
         return None  # the direct kernel
     if not all(map(identity_layout, (weight, out))):
         return None  # (conv_blocks.ImageBlocks takes an output of any layout)

@@ -1,6 +1,7 @@
 """Convs with output rows of a vector or more but a short reduction (C*KH*KW <= 160, a CNN's
-first layer) run on the im2col copy, not the direct kernel (which reloads its accumulators
-every KW taps: train_cnn's 3->32 conv took 2.2 ms, 0.25 on the copy)."""
+first layer; <= 576 when the rows are ragged, not whole register tiles) run on the im2col copy,
+not the direct kernel (which reloads its accumulators every KW taps: train_cnn's 3->32 conv took
+2.2 ms, 0.25 on the copy; it masks the last tile of each 56-wide row of ResNet's 64->64)."""
 
 from __future__ import annotations
 
@@ -23,10 +24,12 @@ from tests.support.modules import Conv2d as _Conv
         (3, 32, 1, (33, 35), True),  # an RGB stem: 35-wide rows, a remainder of the lanes
         (3, 40, 2, (70, 67), True),  # strided: rows of 34 gathered
         (17, 32, 1, (9, 40), True),  # k = 153, just under the bound
-        (18, 32, 1, (9, 40), False),  # k = 162: the direct kernel
+        (18, 32, 1, (9, 32), False),  # k = 162, whole tiles: the direct kernel
+        (64, 32, 1, (9, 40), True),  # k = 576, ragged rows (40 = 32 + 8; f64: 16 + 16 + 8)
+        (65, 32, 1, (9, 40), False),  # k = 585: the direct kernel
         (3, 16, 1, (9, 40), False),  # too few filters for the copy to pay
     ],
-    ids=["stem", "strided", "k153", "k162", "f16"],
+    ids=["stem", "strided", "k153", "k162", "ragged-k576", "ragged-k585", "f16"],
 )
 def test_a_short_reduction_takes_the_im2col_copy(cin, cout, stride, hw, copied, dtype, tmp_path):
     torch.manual_seed(0)
@@ -95,8 +98,9 @@ def test_an_im2col_product_copies_panels_only_for_many_filters(cin, cout, panels
         (3, 64, 7, 2, 3, 1, (224, 224), 7 * 112),  # ResNet's stem: 7 of 112 rows a block
         (3, 33, 7, 2, 3, 1, (113, 101), 19 * 51),  # 57 rows of 51: 3 blocks of 19 rows
         (5, 40, 3, 1, 2, 2, (200, 75), 8 * 75),  # dilated, padded: 25 blocks of 8 rows
+        (64, 64, 3, 1, 1, 1, (56, 56), 14 * 56),  # ResNet's 56x56 3x3: ragged rows, K = 576
     ],
-    ids=["resnet-stem", "odd", "dilated"],
+    ids=["resnet-stem", "odd", "dilated", "resnet-56"],
 )
 def test_a_large_im2col_copy_is_made_in_blocks_of_rows(
     cin, cout, kernel, stride, padding, dilation, hw, columns, tmp_path
