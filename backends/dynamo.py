@@ -18,12 +18,18 @@ Options (`torch.compile(m, backend="aten_mlir", options={...})`):
   cache_dir  the on-disk cache's folder (default `$ATEN_MLIR_CACHE_DIR` or ~/.cache/aten_mlir)
   fallback   "eager" (default): a graph that does not compile runs eagerly, with a warning and
              `counters["aten_mlir"]["graph_fallbacks"]` counted; "error": raise instead
+
+Ops a compiled graph runs eagerly between its native segments (ops without a lowering, ops of
+other namespaces such as a user's `torch.library` ops) are counted in
+`counters["aten_mlir"]["op_fallbacks"]`, by name in `counters["aten_mlir_op_fallbacks"]`, and
+logged once per graph at INFO (`logging.getLogger("aten_mlir.backends.dynamo")`).
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
+import logging
 import os
 import threading
 import warnings
@@ -32,6 +38,7 @@ from pathlib import Path
 
 import torch
 
+log = logging.getLogger(__name__)
 _COUNTS = itertools.count()
 _OPTIONS = ("target", "dump_dir", "cache", "cache_dir", "fallback", "opt_level")
 
@@ -157,8 +164,26 @@ class CompiledGraph:
             self.compiled = compiled
             counters["aten_mlir"]["graphs_compiled"] += 1
             counters["aten_mlir"]["op_fallbacks"] += len(compiled.fallbacks)
+            _report_op_fallbacks(self._kind, compiled.fallbacks)
         finally:
             self._finish, self._graph = None, None
+
+
+def _report_op_fallbacks(kind: str, fallbacks) -> None:
+    """Names the ops a compiled graph runs eagerly: once per graph at INFO (with where each is
+    written), and counted per op in `counters["aten_mlir_op_fallbacks"]` beside the totals in
+    `counters["aten_mlir"]`, so a test or user reads which ops, not only how many."""
+    from torch._dynamo.utils import counters
+
+    for f in fallbacks:
+        counters["aten_mlir_op_fallbacks"][f.op] += 1
+    if fallbacks:
+        log.info(
+            "aten_mlir: the %s graph runs %d op(s) eagerly: %s",
+            kind,
+            len(fallbacks),
+            "; ".join(str(f) for f in fallbacks),
+        )
 
 
 def _gather(plan):

@@ -1,9 +1,10 @@
 """Splitting `@main` after aten-to-linalg into compiled segments and eager fallback steps.
 
-Ops the lowering left (aten ops) run with their eager kernel; every maximal run of other ops
-between them becomes one `func.func @segment<k>`. Values crossing a boundary are tensors; scalars
-(constants, sizes) are recomputed where they are used: pure scalar ops are cloned into each
-segment that needs them, and the runtime evaluates the ones an eager op needs.
+Ops the lowering left (aten ops, and the `aten.opaque_call`s of ops from other namespaces, such
+as a user's `torch.library` ops: dialects/opaque.py) run with their eager kernel; every maximal
+run of other ops between them becomes one `func.func @segment<k>`. Values crossing a boundary
+are tensors; scalars (constants, sizes) are recomputed where they are used: pure scalar ops are
+cloned into each segment that needs them, and the runtime evaluates the ones an eager op needs.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ fallbacks, casts), run per call by `CompiledProgram` (`runtime.py`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import operator
 
 import torch
@@ -10,6 +11,15 @@ from mlir import ir
 
 from aten_mlir.backends.reference.interpreter import REFERENCE_KERNELS, run_aten_op
 from aten_mlir.dialects import describe_location, dtype_of
+from aten_mlir.dialects.opaque import (
+    OPAQUE_CALL,
+    display_name,
+    opaque_op_def,
+    opaque_overload,
+    overload_name,
+)
+from aten_mlir.dialects.opdefs import ResultKind
+from aten_mlir.dialects.ops import op_arguments
 
 # Bool and unsigned tensors reach native code as the signless ints of their width (same bytes).
 _STORAGE_DTYPES = {
@@ -77,6 +87,7 @@ class Plan:
                     )
                 self.template[slot] = value
                 fixed.add(slot)
+        _name_opaque_fallbacks(program, block)
         self.steps: list = []
         self.returned: list[tuple[int, torch.dtype | None]] = []
         for op in (o.operation for o in block.operations):
@@ -178,6 +189,9 @@ class Plan:
         # eager fallbacks return what their op returns (a Python scalar for `.item()`)
         typed = op.name in ("func.call", "builtin.unrealized_conversion_cast")
         results = [(self._slot(r), _dtype(r.type) if typed else None) for r in op.results]
+        if op.name == OPAQUE_CALL:
+            self._last_native = None
+            return opaque_runner(op), operands, results
         if op.name != "func.call":
             self._last_native = None
             values = list(op.operands)
@@ -232,6 +246,72 @@ class Plan:
             for (slot, dtype), out in zip(results, outs):
                 values[slot] = _retype(out, dtype)
         return [_retype(values[slot], dtype) for slot, dtype in self.returned]
+
+
+def _name_opaque_fallbacks(program, block: ir.Block) -> None:
+    """The program's list of fallbacks names each eager op of `@main` by its MLIR name, in
+    order (`runtime._fallbacks`); an opaque call's report names the overload it runs instead
+    (`mylib::foo.default`), which is what its user wrote."""
+    fallbacks = getattr(program, "fallbacks", None)
+    if not fallbacks:
+        return
+    eager = [op for op in (o.operation for o in block.operations) if op.name.startswith("aten.")]
+    if len(eager) != len(fallbacks) or all(op.name != OPAQUE_CALL for op in eager):
+        return
+    program.fallbacks = [
+        dataclasses.replace(f, op=display_name(op)) if op.name == OPAQUE_CALL else f
+        for f, op in zip(fallbacks, eager)
+    ]
+
+
+class _Operand(int):
+    """The position of a step's operand in a call template (`opaque_runner`)."""
+
+
+def _template(value, positions: dict):
+    """An argument with each `ir.Value` replaced by its operand position."""
+    if isinstance(value, ir.Value):
+        return _Operand(positions[value])
+    if isinstance(value, list):
+        return [_template(v, positions) for v in value]
+    return value
+
+
+def _filled(value, xs):
+    if isinstance(value, _Operand):
+        return xs[value]
+    if isinstance(value, list):
+        return [_filled(v, xs) for v in value]
+    return value
+
+
+def opaque_runner(op: ir.Operation):
+    """The eager step of an `aten.opaque_call`: its overload, found by name once (checked to be
+    the one named: `dialects/opaque.py`), called per call on the operand values in the places
+    its schema puts them, and its results flattened as `@main` numbers them."""
+    overload = opaque_overload(op)
+    opdef = opaque_op_def(overload)
+    positions = {v: i for i, v in reversed(list(enumerate(op.operands)))}
+    bound = {k: _template(v, positions) for k, v in op_arguments(op, opdef).items()}
+    args = [bound[a.name] for a in opdef.args if not a.kwarg_only]
+    kwargs = {a.name: bound[a.name] for a in opdef.args if a.kwarg_only}
+    lists = [r.kind is ResultKind.TENSOR_LIST for r in opdef.results]
+    where, name = describe_location(op.location), overload_name(overload)
+
+    def run(*xs):
+        try:
+            out = overload(*_filled(args, xs), **{k: _filled(v, xs) for k, v in kwargs.items()})
+        except Exception as e:
+            raise RuntimeError(
+                f"{where}: fallback '{name}' failed in eager: {type(e).__name__}: {e}"
+            ) from e
+        outs = list(out) if len(lists) > 1 else [out] if lists else []
+        flat = []
+        for is_list, o in zip(lists, outs):
+            flat.extend(o if is_list else [o])
+        return flat
+
+    return run
 
 
 def _result_dtype(function, r: int) -> torch.dtype | None:

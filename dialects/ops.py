@@ -105,8 +105,25 @@ def build_aten(
     inferred by running the overload on meta tensors (static shapes only).
     """
     opdef = require_op_def(op_name)
+    return build_op(opdef, op_name, args, kwargs, results=results, loc=loc, ip=ip)
+
+
+def build_op(
+    opdef: OpDef,
+    op_name: str,
+    args: Sequence,
+    kwargs: dict,
+    *,
+    results: Sequence[ir.Type] | None = None,
+    loc: ir.Location | None = None,
+    ip: ir.InsertionPoint | None = None,
+    attributes: dict | None = None,
+) -> ir.Operation:
+    """`build_aten` with the definition given: an op named `op_name` carrying the arguments of
+    `opdef`'s schema (and `attributes` besides), as `aten.opaque_call` carries its overload's."""
     bound = _bind(opdef, args, kwargs)
-    operands, attributes, segments = [], {}, []
+    operands, segments = [], []
+    attributes = dict(attributes or {})
     for a in opdef.args:
         vals, attr = _arg_operands(a, bound[a.name], ip)
         operands += vals
@@ -349,6 +366,7 @@ __all__ = [
     "AtenBuildError",
     "aten",
     "build_aten",
+    "build_op",
     "element_type",
     "infer_result_types",
     "op_arguments",

@@ -30,6 +30,7 @@ from aten_mlir.dialects import (
     verify_module,
 )
 from aten_mlir.dialects.dtypes import scalar_type_of
+from aten_mlir.dialects.opaque import build_opaque_call, overload_name
 from aten_mlir.dialects.opdefs import NAMESPACES
 
 from .arguments import call_fields, size_text
@@ -55,6 +56,11 @@ _DROPPED = {
 # In-place ops that only change autograd metadata: their value is their input. (Export leaves
 # `lift_fresh_copy(constant).detach_()` for constants made in forward.)
 _PASSED_THROUGH = {torch.ops.aten.detach_.default}
+# What functionalization makes of an op whose schema mutates (a custom op with `mutates_args`).
+_AUTO_FUNCTIONALIZED = {
+    getattr(torch.ops.higher_order, name, None)
+    for name in ("auto_functionalized", "auto_functionalized_v2")
+} - {None}
 
 
 class UnsupportedOpError(NotImplementedError):
@@ -116,8 +122,12 @@ def _is_functional(ep, decomposed_later: Collection[str]) -> bool:
             continue
         if target is operator.getitem or target in SYMBOLIC_IMPORTERS:
             continue
-        if not isinstance(target, torch._ops.OpOverload) or target.namespace not in NAMESPACES:
+        if not isinstance(target, torch._ops.OpOverload):
             return False  # higher-order ops (grad modes, effects) need torch's re-trace
+        if target.namespace not in NAMESPACES:
+            if target._schema.is_mutable:
+                return False  # torch's re-trace makes it `auto_functionalized`
+            continue  # an opaque call (`_import_opaque`), as the re-trace would leave it
         if target._schema.is_mutable:
             target = out_of_place(node)
             if target is None:
@@ -277,6 +287,14 @@ class _Importer:
             elif isinstance(target, torch._ops.OpOverload) and target.namespace in NAMESPACES:
                 self.values[node] = self._import_aten(node)
                 self.checks.after(node)
+            elif isinstance(target, torch._ops.OpOverload):
+                self.values[node] = self._import_opaque(node)
+            elif target in _AUTO_FUNCTIONALIZED:
+                raise UnsupportedOpError(
+                    f"import: '{_target_name(node.args[0])}' mutates its arguments (a custom op "
+                    f"with mutates_args); only functional custom ops run as eager steps, at "
+                    f"{describe_node(node)}"
+                )
             else:
                 raise UnsupportedOpError(
                     f"import: '{_target_name(target)}' is not an ATen op the aten dialect can "
@@ -315,6 +333,34 @@ class _Importer:
             raise UnsupportedOpError(
                 f"import: '{op_name}': {e}, at {describe_node(node)}"
             ) from None
+        return _regroup(list(op.results), val)
+
+    def _import_opaque(self, node: torch.fx.Node):
+        """An op of another namespace (`mylib::foo`, a user's `torch.library` op) as one
+        `aten.opaque_call` the runtime calls eagerly; its result types are the node's FakeTensor
+        values (see `dialects/opaque.py`)."""
+        overload = node.target
+        name = _target_name(overload)
+        if overload._schema.is_mutable:
+            raise UnsupportedOpError(
+                f"import: '{name}' mutates its arguments; only functional ops of other namespaces "
+                f"run as eager steps, at {describe_node(node)}"
+            )
+        val = node.meta.get("val")
+        vals = (list(val) if isinstance(val, (list, tuple)) else [val]) if val is not None else []
+        if len(vals) < len(overload._schema.returns) or any(v is None for v in vals):
+            raise UnsupportedOpError(
+                f"import: '{name}' has no example value for a result (no fake kernel?), at "
+                f"{describe_node(node)}"
+            )
+        try:
+            types = [_type_of(v, node) for v in vals]
+            op = build_opaque_call(
+                overload, self._arg(node.args), self._kwargs(node), results=types
+            )
+        except (AtenBuildError, AttributeEncodingError, UnsupportedDtypeError) as e:
+            raise UnsupportedOpError(f"import: '{name}': {e}, at {describe_node(node)}") from None
+        log.debug("import: '%s' runs eagerly (an op outside aten), %s", name, describe_node(node))
         return _regroup(list(op.results), val)
 
 
@@ -357,5 +403,7 @@ def _role_attr(role: str, name: str) -> ir.DictAttr:
 
 def _target_name(target) -> str:
     if isinstance(target, torch._ops.OpOverload):
+        if target.namespace not in NAMESPACES:
+            return overload_name(target)  # as torch spells it: `mylib::foo.default`
         return f"{target.namespace}.{target._schema.name.split('::')[-1]}.{target._overloadname}"
     return getattr(target, "__qualname__", None) or getattr(target, "__name__", None) or str(target)
