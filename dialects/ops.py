@@ -206,10 +206,23 @@ def warm_up_meta() -> None:
     core_op_names()
 
 
+@contextlib.contextmanager
 def _fake_mode():
+    """A FakeTensorMode whose failed meta runs stay quiet: torch logs each one with its
+    traceback at ERROR level, but here a failure is an answer (the stand-in sizes of `?` dims
+    need not satisfy the op's shape checks), which `_run_meta`'s caller handles."""
+    import logging
+
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    return FakeTensorMode()
+    logger = logging.getLogger("torch._subclasses.fake_tensor")
+    disabled = logger.disabled
+    logger.disabled = True
+    try:
+        with FakeTensorMode():
+            yield
+    finally:
+        logger.disabled = disabled
 
 
 def infer_result_types(opdef: OpDef, bound: dict, fake: bool = False) -> list[ir.Type]:

@@ -309,3 +309,32 @@ def test_all_problems_are_reported():
     lines = str(error).splitlines()
     assert lines[0].endswith("(and 1 more)") and "t.mlir:2:" in lines[0]
     assert "t.mlir:4:" in lines[1] and "aten.bogus" in lines[1]
+
+
+def test_failed_fake_inference_stays_quiet():
+    """`?` dims stand in as equal sizes, which a backward op's shape checks can refuse (the
+    gradient of a 2x2 pool must be half the input's size): the verifier then has no claim,
+    and torch's fake-tensor logger must not print that refusal's traceback to the user."""
+    import logging
+
+    records = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    logger = logging.getLogger("torch._subclasses.fake_tensor")
+    handler = Keep(level=logging.DEBUG)
+    logger.addHandler(handler)
+    try:
+        program = parse(
+            '%0 = "aten.avg_pool2d_backward"(%g, %x) {kernel_size = array<i64: 2, 2>, '
+            "stride = array<i64: 2, 2>, padding = array<i64: 0, 0>, ceil_mode = false, "
+            "count_include_pad = true, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0>} : "
+            "(tensor<1x2x?x?xf32>, tensor<1x2x?x?xf32>) -> tensor<1x2x?x?xf32>",
+            "%g: tensor<1x2x?x?xf32>, %x: tensor<1x2x?x?xf32>",
+        )
+        aten_mlir.verify_module(program.module)
+    finally:
+        logger.removeHandler(handler)
+    assert [r.getMessage() for r in records if r.levelno >= logging.WARNING] == []
