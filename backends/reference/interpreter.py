@@ -12,7 +12,8 @@ import operator
 import torch
 from mlir import ir
 
-from aten_mlir.dialects import ResultKind, describe_location, dtype_of, get_op_def, op_arguments
+from aten_mlir.dialects import ResultKind, describe_location, dtype_of, op_arguments
+from aten_mlir.dialects.opaque import display_name, op_def_of
 from aten_mlir.frontend.index_checks import raise_if_flagged
 from aten_mlir.frontend.program import Program
 from aten_mlir.registry import Registry
@@ -186,9 +187,9 @@ def _substitute(value, env):
 
 
 def run_aten_op(op: ir.Operation, env: dict):
-    opdef = get_op_def(op.name)
+    opdef = op_def_of(op)  # an opaque call runs the overload it names, as the compiled plan does
     if opdef is None or opdef.inexpressible:
-        raise ReferenceError(f"'{op.name}' is not a runnable aten op")
+        raise ReferenceError(f"'{display_name(op)}' is not a runnable aten op")
     bound = {k: _substitute(v, env) for k, v in op_arguments(op, opdef).items()}
     args = [bound[a.name] for a in opdef.args if not a.kwarg_only]
     kwargs = {a.name: bound[a.name] for a in opdef.args if a.kwarg_only}

@@ -324,3 +324,13 @@ def test_an_overload_name_with_quotes_is_refused_by_name(name):
     with pytest.raises(Exception, match="not a registered operator overload") as info:
         aten_mlir.compile(program, cache=False)
     assert name in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "model, width", [(Middle(), 8), (Tupled(), 5), (Windowed(), 9)], ids=["middle", "tuple", "list"]
+)
+def test_the_reference_interpreter_runs_the_custom_op(model, width):
+    """`aten_mlir.run_reference` on the imported program runs an opaque call's overload too."""
+    x = torch.randn(4, width)
+    program = aten_mlir.import_program(_export(model, x, False))
+    _close(aten_mlir.run_reference(program, x), model(x))
