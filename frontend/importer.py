@@ -33,13 +33,20 @@ from aten_mlir.dialects.dtypes import scalar_type_of
 from aten_mlir.dialects.opaque import build_opaque_call, overload_name
 from aten_mlir.dialects.opdefs import NAMESPACES
 
-from .arguments import call_fields, size_text
+from .arguments import call_fields
 from .in_place import out_of_place
 from .index_checks import InProgramChecks, checked_before_call
 from .locations import describe_node, node_location
 from .masked_results import masked_result_vals
 from .program import InputSpec, OutputSpec, Program, Signature
-from .roles import INPUT_ROLE, OUTPUT_ROLE, out_spec, user_output_name
+from .roles import (
+    INPUT_ROLE,
+    OUTPUT_ROLE,
+    out_spec,
+    role_attribute,
+    role_attributes,
+    user_output_name,
+)
 from .symbolic import SYMBOLIC_IMPORTERS
 
 log = logging.getLogger(__name__)
@@ -203,8 +210,10 @@ class _Importer:
             fn.attributes["function_type"] = ir.TypeAttr.get(
                 ir.FunctionType.get(arg_types, [r.type for r in results])
             )
-            fn.arg_attrs = ir.ArrayAttr.get([_arg_attr(s, p) for s, p in zip(inputs, placeholders)])
-            fn.res_attrs = ir.ArrayAttr.get([_role_attr(s.role, s.name) for s in outputs])
+            fn.arg_attrs = ir.ArrayAttr.get(
+                [role_attributes(s, p) for s, p in zip(inputs, placeholders)]
+            )
+            fn.res_attrs = ir.ArrayAttr.get([role_attribute(s.role, s.name) for s in outputs])
         state = {**self.ep.state_dict, **self.ep.constants}
         returned = sum(s.role == "user_output" for s in outputs) + len(constant_outputs)
         signature = Signature(
@@ -382,23 +391,6 @@ def _regroup(results: list, val):
     for v in val:
         grouped.append([next(it) for _ in v] if isinstance(v, (list, tuple)) else next(it))
     return grouped
-
-
-def _arg_attr(spec: InputSpec, node: torch.fx.Node) -> ir.DictAttr:
-    """The argument's role; a user input with symbolic sizes also names them as export does
-    (`aten.sizes = ["s0", "3", "s1"]`): the call guards check that dims of one symbol are equal
-    at every call, so the lowering may read them as one size (`aten-split-dynamic-expands`)."""
-    val = node.meta.get("val")
-    if spec.role != "user_input" or not isinstance(val, torch.Tensor):
-        return _role_attr(spec.role, spec.name)
-    if not any(isinstance(d, torch.SymInt) for d in val.shape):
-        return _role_attr(spec.role, spec.name)
-    sizes = ir.ArrayAttr.get([ir.StringAttr.get(size_text(d)) for d in val.shape])
-    return ir.DictAttr.get({f"aten.{spec.role}": ir.StringAttr.get(spec.name), "aten.sizes": sizes})
-
-
-def _role_attr(role: str, name: str) -> ir.DictAttr:
-    return ir.DictAttr.get({f"aten.{role}": ir.StringAttr.get(name)})
 
 
 def _target_name(target) -> str:
