@@ -48,6 +48,7 @@ from .kernels import (
 )
 from .narrow_dot import narrow_dot_emitter
 from .outer_kernel import OuterKernel
+from .outer_swap import SwapChoice, SwappedOuterKernel, swap_emitter
 from .panel_prefetch import OuterPanelKernel, PackedKernel
 from .row_stream import row_stream_emitter
 from .staging import contiguous_type, stage_a_along_k, stage_c, strided_c
@@ -293,15 +294,19 @@ class VectorizeContractions(ModulePass):
                         or amx_emitter(c, types, self.cpu)
                         or vnni_emitter(c, types, blocks, self.cpu)
                         or row_stream_emitter(c, types, blocks)
-                        or kernel_choice_emitter(c, types, blocks)
+                        or swap_emitter(c, types, blocks, lambda c=c, t=types: _fma(c, t, blocks))
+                        or _fma(c, types, blocks)
                     )
-                    kernel = {"dot": DotKernel, "packed": PackedKernel}.get(
-                        c.kernel, OuterPanelKernel
-                    )
-                    emitter = emitter or kernel(c, types, blocks)
                     _fold_zero_fill(fill, emitter)
                     emitter.emit()
                 c.op.erase()
+
+
+def _fma(c: Contraction, types, blocks: Blocking):
+    """The FMA kernel the plan chose for `c` (both under a run-time test when a `?` extent
+    could change the choice)."""
+    kernel = {"dot": DotKernel, "packed": PackedKernel}.get(c.kernel, OuterPanelKernel)
+    return kernel_choice_emitter(c, types, blocks) or kernel(c, types, blocks)
 
 
 def _blocking(cpu: str) -> Blocking:
@@ -323,6 +328,8 @@ def _fold_zero_fill(fill: ir.Operation | None, emitter) -> None:
         Im2colEmitter,
         KernelChoice,
         PanelChoice,
+        SwappedOuterKernel,
+        SwapChoice,
     ):
         return
     k = emitter.c

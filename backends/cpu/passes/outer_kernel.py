@@ -277,14 +277,21 @@ class OuterKernel(KernelEmitter):
                 return list(k_loop.results)
 
             results = self._around_k(list(self.window_dims), {}, accs, k_steps)
-            for i in range(rows):
-                with m_tiles.store_guard(self, m, i, sure):
-                    for j, w in enumerate(widths):
-                        indices = self._at(2, {**at, c.m: row_at[i]}, {c.n: j * self.lanes})
-                        self._store_lanes(results[i * len(widths) + j], c.c, indices, w)
+            self._store_tile(results, at, rows, widths, row_at, sure)
         for which in ("n", "m") if panels is None else ("m", "n"):
             with ir.InsertionPoint(loops[which].body):
                 scf.YieldOp([])
+
+    def _store_tile(self, results, at, rows, widths, row_at=None, sure=None) -> None:
+        """Stores the tile's accumulators (row i, vector j: results[i * V + j]) into C, rows
+        from `sure` on only where inside M (m_tiles)."""
+        c = self.c
+        row_at = row_at or m_tiles.rows_at(self, at[c.m], rows, rows)
+        for i in range(rows):
+            with m_tiles.store_guard(self, at[c.m], i, rows if sure is None else sure):
+                for j, w in enumerate(widths):
+                    indices = self._at(2, {**at, c.m: row_at[i]}, {c.n: j * self.lanes})
+                    self._store_lanes(results[i * len(widths) + j], c.c, indices, w)
 
     def _around_k(self, dims, at, accs, k_steps) -> list[ir.Value]:
         """The tile's k loop (`k_steps(at, accs)`) inside a loop per window dim, the

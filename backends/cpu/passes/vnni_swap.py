@@ -9,7 +9,8 @@ copied one (`vnni_pack.pack_along_k`, its rows transposed into VNNI panels: 16x 
 
 The register block then holds C^T: ROWS columns of C (W rows) x VECTORS * 16 rows of C (x
 rows). At the end of the tile it is transposed in registers (`lane_shuffles.transpose`, the
-missing rows zeros) and each row of C gets its ROWS columns by one masked store.
+missing rows zeros) and each row of C gets its ROWS columns by one masked store
+(`transposed_store`, shared with the f32 twin `outer_swap`).
 
 Taken only where the tile writes C whole from zeros: C's +0 fill is folded (no outer reduction),
 k static and all of it one block (no C tile to load back transposed; x's copy at most MAX_COPY),
@@ -24,11 +25,10 @@ import dataclasses
 import os
 
 from mlir import ir
-from mlir.dialects import vector
 
 from .dot_kernel import FEW_ROWS
 from .kernels import Blocking, Contraction, zero_fill_before
-from .lane_shuffles import transpose
+from .transposed_store import store_transposed
 from .vnni_kernel import VnniKernel
 
 # The register block: ROWS columns of C x VECTORS * 16 rows. Each row of C gets ROWS columns
@@ -100,15 +100,5 @@ class SwappedVnniKernel(VnniKernel):
         pass  # the tile's C is rows of a few columns: nothing a row of C ahead to fetch
 
     def _store_tile(self, results, at, rows, widths) -> None:
-        """results[i * V + j] lane l is C[m + 16 j + l, n + i] (m, n of the original product):
-        per j, the rows transposed so that lane i of register l is that C row's column n + i."""
-        c = self.c  # swapped: c.m is the original n (C's columns), c.n the original m
-        for first in range(0, rows, self.lanes):  # 16 columns of C a transpose
-            count = min(self.lanes, rows - first)
-            mask = vector.constant_mask(self.mask_type, [count])
-            for j, w in enumerate(widths):  # static: the chooser takes static rows only
-                block = [results[(first + i) * len(widths) + j] for i in range(count)]
-                columns = transpose(block + [self.zeros] * (self.lanes - count))
-                for lane in range(w):
-                    indices = self._at(2, at, {c.m: first, c.n: j * self.lanes + lane})
-                    vector.maskedstore(c.c, indices, mask, columns[lane])
+        # static widths: the chooser takes static rows only
+        store_transposed(self, results, at, rows, widths)

@@ -31,6 +31,9 @@ def _prefetches(dump_dir) -> int:
 
 def _compile(args, dump_dir, bound, monkeypatch, **export_options):
     monkeypatch.setattr(dot_kernel, "PREFETCH_MIN_B_BYTES", bound)
+    # the dot kernel's own tiles: not the swapped outer kernel (outer_swap) whole 32-row
+    # blocks of x with a wide W take
+    monkeypatch.setenv("ATEN_MLIR_OUTER_SWAP", "0")
     ep = torch.export.export(_Linear(), args, **export_options)
     return aten_mlir.compile(ep, target="cpu", dump_dir=dump_dir, cache=False)
 
