@@ -85,7 +85,9 @@ class CallGuards:
             and all(map(_IS_CPU, values))
         )
         sizes = tuple(map(_SHAPE, values)) if typed else None
-        if sizes is None or sizes != self._shapes:  # `_shapes`: all static, nothing symbolic
+        # `_shapes`: all static, nothing symbolic; else sizes that passed before need nothing
+        # more (a function call less per dynamic call: the common case of a serving loop)
+        if sizes is None or (sizes != self._shapes and sizes not in self._passed_sizes):
             self._check_types_and_sizes(values, leaves, sizes)
         for check in self.index_checks:
             check(values)

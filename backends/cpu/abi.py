@@ -12,12 +12,15 @@ distinct allocated pointer once, with the library's `free` (back into that cache
 from __future__ import annotations
 
 import ctypes
+import operator
 import re
 from typing import Callable, NamedTuple
 
 import numpy as np
 import torch
 from mlir import ir
+
+from aten_mlir.backends.plan import picker
 
 from . import threads
 from .results import StaticResults, take_results
@@ -58,6 +61,7 @@ _MEMREF = re.compile(r"memref<((?:(?:\?|\d+)x)*)([a-z0-9]+|complex<[a-z0-9]+>)>"
 _DIM = re.compile(r"\?|\d+")
 _IS_CONTIGUOUS = torch.Tensor.is_contiguous
 _DATA_PTR = torch.Tensor.data_ptr
+_SHAPE = operator.attrgetter("shape")
 
 
 class MemRefSpec(NamedTuple):
@@ -320,17 +324,32 @@ class NativeFunction:
         return call
 
     def _checked_call(self, template, kept: list, pointers: list[int], free: list[int]):
-        """`bind(..., checked=True)`'s call: static sizes and strides are in `template` once."""
+        """`bind(..., checked=True)`'s call: static sizes and strides are in `template` once,
+        and the `?` arguments' sizes and strides in a copy of it per distinct set of their
+        shapes (one dict lookup a call rather than a ctypes slice write per argument: 0.7-1.1
+        us of a dynamic b1 s7 call)."""
         ats, dynamic = [], []
-        for k, i in enumerate(free):
+        for i in free:
             at = self._offsets[i] // 8
             ats.append(at)
             spec = self.arg_specs[i]
             if spec.static_shape is None:
-                dynamic.append((k, at + 3, at + 3 + 2 * spec.rank, self._shapes_passed[i]))
+                dynamic.append((at + 3, at + 3 + 2 * spec.rank))
             else:
                 template[at + 3 : at + 3 + 2 * spec.rank] = (*spec.static_shape, *spec.strides)
         copy, count, name = self._argbuf_t.from_buffer_copy, len(free), self.name
+        shaped = [k for k, i in enumerate(free) if self.arg_specs[i].static_shape is None]
+        pick = picker(shaped)
+        templates: dict = {}  # the `?` arguments' shapes -> `template` with their words
+
+        def sized(shapes: tuple):
+            if len(templates) >= _STRIDES_KEPT:
+                templates.clear()
+            filled = copy(template)
+            for (begin, end), shape in zip(dynamic, shapes):
+                filled[begin:end] = (*shape, *identity_strides(shape))
+            templates[shapes] = filled
+            return filled
 
         def call(*tensors: torch.Tensor) -> list[torch.Tensor]:
             if len(tensors) != count:
@@ -338,17 +357,13 @@ class NativeFunction:
             if not all(map(_IS_CONTIGUOUS, tensors)):
                 tensors = [t.contiguous() for t in tensors]  # alive until the call returns
             used = list(map(_DATA_PTR, tensors))
-            argbuf = copy(template)
+            if dynamic:
+                shapes = tuple(map(_SHAPE, pick(tensors)))
+                argbuf = copy(templates.get(shapes) or sized(shapes))
+            else:
+                argbuf = copy(template)
             for at, ptr in zip(ats, used):
                 argbuf[at] = argbuf[at + 1] = ptr
-            for k, begin, end, passed in dynamic:
-                shape = tensors[k].shape
-                strides = passed.get(shape)
-                if strides is None:
-                    if len(passed) >= _STRIDES_KEPT:
-                        passed.clear()
-                    strides = passed[shape] = identity_strides(shape)
-                argbuf[begin:end] = (*shape, *strides)
             return self._invoke(argbuf, pointers + used)
 
         call._bound = kept

@@ -107,8 +107,14 @@ def take_results(function, raw: list[int], input_pointers: list[int]) -> list:
 class StaticResults:
     """`take(raw, input_pointers)`: every result wrapped by a few calls over all of them, or
     None when a result is not a whole buffer of its own (then `take_results` copies it, or
-    raises for sizes other than declared). For functions whose results are all static and
-    non-empty, wrapped through numpy (not bf16/complex32), and read as bytes or tensors.
+    raises for sizes other than declared). For functions whose results are wrapped through
+    numpy (not bf16/complex32) or read as bytes; static results must be non-empty.
+
+    Results with `?` dims take the same path: their size words, read as one tuple, key the
+    expected descriptor words, shapes and buffer types of those sizes (made once per distinct
+    sizes, like `CallGuards`' sizes key), so a dynamic program's results cost a dict lookup
+    more than a static one's rather than `take_results`' per-result Python (0.5-0.9 us of a
+    b1 s7 call). Sizes with an empty result (or a negative size) go to `take_results`.
 
     Each result's buffer is held by an instance of a ctypes array type of its size (over the
     aligned address) whose finalizer frees its allocation: the buffer object numpy and torch
@@ -117,55 +123,101 @@ class StaticResults:
 
     def __init__(self, function):
         layout = function._result_layout
-        words, expected, allocs, aligned = [], [], [], []
-        types, shapes, dtypes = [], [], []
-        free = function._free
-        for spec, at, _strides_at, end, strides in layout:
-            # offset 0, the declared sizes, identity strides: one comparison for all results
+        words, allocs, aligned, sized = [], [], [], []
+        for spec, at, _strides_at, end, _strides in layout:
+            # offset 0, the sizes, identity strides: one comparison for all results
             words += range(at + 2, end)
-            expected += [0, *spec.static_shape, *strides]
             allocs.append(at)
             aligned.append(at + 1)
-            nbytes = spec.itemsize * math.prod(spec.sizes)
-            types.append(
-                type("OwnedBuffer", (ctypes.c_char * nbytes,), {"__del__": _freeing(free)})
-            )
-            shapes.append(spec.static_shape)
-            dtypes.append(function.numpy_dtype(len(types) - 1))
+            sized += (at + 3 + d for d, n in enumerate(spec.sizes) if n is None)
+        self._free = function._free
+        self._specs = tuple(spec for spec, *_ in layout)
         self._meta = picker(words)
-        self._expected = tuple(expected)
         self._allocs = picker(allocs)
         self._aligned = picker(aligned)
-        self._types, self._shapes, self._dtypes = tuple(types), tuple(shapes), tuple(dtypes)
+        self._dtypes = tuple(function.numpy_dtype(k) for k in range(len(layout)))
         self._count = len(layout)
         self._names = ("allocation",) * len(layout)  # set on each buffer object (`take`)
         self._bytes = tuple(sorted(function._bytes_results))
+        # the `?` results' size words, in order (None: every result is static)
+        self._sizes = picker(sized) if sized else None
+        self._by_sizes: dict = {}  # their values -> `_expect` of them, or None
+        self._types: dict = {}  # bytes -> a buffer type of that size
+        self._static = None if sized else self._expect(())
 
     @staticmethod
     def applies(function) -> bool:
         return bool(function._result_layout) and all(
-            spec.static_shape is not None
-            and math.prod(spec.static_shape) > 0
+            (spec.static_shape is None or math.prod(spec.static_shape) > 0)
             and (function.numpy_dtype(k) is not None or k in function._bytes_results)
             for k, (spec, *_) in enumerate(function._result_layout)
         )
 
+    def _expect(self, sizes: tuple):
+        """(the descriptor words after each allocated/aligned pair, the shapes, the buffer
+        types) of results whose `?` dims are `sizes` in order; None when a result would be
+        empty or a size is negative (`take_results` then handles or refuses them)."""
+        expected, shapes, types = [], [], []
+        rest = iter(sizes)
+        for spec in self._specs:
+            shape = spec.static_shape
+            if shape is None:
+                shape = tuple(next(rest) if n is None else n for n in spec.sizes)
+            if min(shape, default=1) <= 0:
+                return None
+            expected += [0, *shape, *_row_major(shape)]
+            shapes.append(shape)
+            nbytes = spec.itemsize * math.prod(shape)
+            kind = self._types.get(nbytes)
+            if kind is None:
+                if len(self._types) >= _KEPT:
+                    self._types.clear()  # live buffers keep their own type alive
+                kind = self._types[nbytes] = type(
+                    "OwnedBuffer", (ctypes.c_char * nbytes,), {"__del__": _freeing(self._free)}
+                )
+            types.append(kind)
+        return tuple(expected), tuple(shapes), tuple(types)
+
     def take(self, raw: list[int], input_pointers: list[int]) -> list | None:
+        known = self._static
+        if known is None:
+            sizes = self._sizes(raw)
+            known = self._by_sizes.get(sizes, False)
+            if known is False:
+                if len(self._by_sizes) >= _KEPT:
+                    self._by_sizes.clear()
+                known = self._by_sizes[sizes] = self._expect(sizes)
+            if known is None:
+                return None
+        expected, shapes, types = known
         allocs = self._allocs(raw)
         if (
-            self._meta(raw) != self._expected
+            self._meta(raw) != expected
             or len(set(allocs)) != self._count  # two results over one buffer
             or not _NOT_HEAP.isdisjoint(allocs)
             or not set(allocs).isdisjoint(input_pointers)  # an argument returned
         ):
             return None
-        buffers = list(map(_FROM_ADDRESS, self._types, self._aligned(raw)))
+        buffers = list(map(_FROM_ADDRESS, types, self._aligned(raw)))
         # from here on each buffer is owned by its ctypes object: freed if anything below fails
         list(map(setattr, buffers, self._names, allocs))
-        outputs = list(map(torch.from_numpy, map(np.ndarray, self._shapes, self._dtypes, buffers)))
+        outputs = list(map(torch.from_numpy, map(np.ndarray, shapes, self._dtypes, buffers)))
         for k in self._bytes:
             outputs[k] = bytes(buffers[k])  # the flags: read, and their buffer freed
         return outputs
+
+
+# distinct result sizes (and buffer sizes) remembered per function; cleared when full
+_KEPT = 256
+
+
+def _row_major(sizes: tuple) -> list:
+    """The identity-layout strides of `sizes` (abi.identity_strides; abi imports this module)."""
+    strides, step = [], 1
+    for size in reversed(sizes):
+        strides.append(step)
+        step *= size
+    return strides[::-1]
 
 
 def _freeing(free):

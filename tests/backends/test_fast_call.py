@@ -12,7 +12,8 @@ import torch
 from torch.export import Dim, export
 
 import aten_mlir
-from aten_mlir.backends.cpu.results import StaticResults
+from aten_mlir.backends.cpu import abi
+from aten_mlir.backends.cpu.results import StaticResults, take_results
 from tests.modules import Fn
 
 
@@ -137,3 +138,83 @@ def test_static_results_free_each_buffer_once_with_its_last_view():
     del view
     gc.collect()
     assert len(freed) == flags + 3 and len(set(freed)) == flags + 3
+
+
+def _sized(x, y):
+    return (x + y) * 2, (x * y).sum(1) > 0
+
+
+@pytest.mark.parametrize("sizes", [(1, 7, 33, 129), (0, 7, 0)])
+def test_dynamic_results_are_wrapped_at_once_per_sizes(sizes, monkeypatch):
+    """`?` results take `StaticResults` too, keyed by their sizes; an empty one the general
+    path. Each call's results own their storage, hold eager's values, and are freed once."""
+    general = []
+    monkeypatch.setattr(abi, "take_results", lambda *a: general.append(1) or take_results(*a))
+    n = Dim("n", min=1, max=512)
+    compiled = _compiled(_sized, (torch.randn(9, 5), torch.randn(9, 5)), (({0: n}, {0: n}),))
+    function = _function(compiled)
+    freed, free = [], function._free
+    function._free = lambda address: freed.append(address) or free(address)
+    live = []
+    for size in sizes:
+        args = torch.randn(size, 5), torch.randn(size, 5)
+        got = compiled(*args)
+        assert isinstance(function._static, StaticResults)
+        assert (function._static._by_sizes[(size, size)] is None) == (size == 0)
+        assert len(general) == (size == 0)  # the general path only for empty results
+        general.clear()
+        for g, want in zip(got, _sized(*args)):
+            assert g.dtype == want.dtype and g.shape == want.shape and torch.equal(g, want)
+        if size:
+            assert not got[0].untyped_storage().resizable()  # native storage, not a copy
+            pointers = {t.data_ptr() for t in got}
+            earlier = {t.data_ptr() for t in live if t.numel()}
+            assert len(pointers) == 2 and not pointers & ({t.data_ptr() for t in args} | earlier)
+        live += [got[0][1:], got[1]]  # a view keeps its buffer too
+    del got, g
+    gc.collect()
+    before = len(freed)  # an empty call's buffers, freed at once
+    wrapped = 2 * sum(1 for size in sizes if size)
+    del live
+    gc.collect()
+    # (malloc may hand an address freed by an empty call to a later call's result)
+    assert len(freed) == before + wrapped and len(set(freed[before:])) == wrapped
+
+
+def test_a_dynamic_result_over_an_input_or_another_result_is_copied():
+    """Results whose descriptors are not one whole buffer each (an input returned) leave the
+    fast path: copied, so no output aliases an input."""
+
+    def f(x):
+        y = x * 3
+        return y, y, x
+
+    n = Dim("n", min=1, max=512)
+    compiled = _compiled(f, (torch.randn(9, 5),), (({0: n},),))
+    for size in (1, 7, 33):
+        x = torch.randn(size, 5)
+        got = compiled(x)
+        for g, want in zip(got, f(x)):
+            assert torch.equal(g, want)
+        # the same tensor twice, as eager returns it; never the input's storage
+        pointers = [t.data_ptr() for t in got]
+        assert pointers[0] == pointers[1] != pointers[2] and x.data_ptr() not in pointers
+
+
+def test_dynamic_argument_words_follow_each_calls_shapes():
+    """The `?` arguments' sizes and strides come from a template per set of their shapes
+    (`_checked_call`): calls that go back and forth between shapes, with two independent `?`
+    dims and a zero size, each read their own inputs' shapes."""
+    w = torch.randn(5, 3)
+
+    def f(x, y):
+        return x @ w + y.sum(), y * 2
+
+    n, k = Dim("n", min=1, max=512), Dim("k", min=1, max=512)
+    compiled = _compiled(f, (torch.randn(9, 5), torch.randn(4, 6)), (({0: n}, {0: k}),))
+    assert "_checked_call" in compiled._plan.direct[0].__qualname__
+    for rows, cols in [(7, 1), (1, 7), (33, 4), (7, 1), (129, 33), (1, 7), (0, 3), (7, 0)]:
+        x, y = torch.randn(rows, 5), torch.randn(cols, 6)
+        for g, want in zip(compiled(x, y), f(x, y)):
+            assert g.shape == want.shape
+            torch.testing.assert_close(g, want)
