@@ -16,14 +16,21 @@ def function_blocks(module_op: ir.Operation) -> list:
     ]
 
 
-def nested_ops(root: ir.Operation):
-    """Every op nested in `root` (not `root` itself), in order. Iterated, not walked: ops a
-    walk callback sees must not outlive it, and passes keep them to rewrite afterwards."""
-    for region in root.regions:
-        for block in region.blocks:
-            for op in block.operations:
-                yield op.operation
-                yield from nested_ops(op.operation)
+def nested_ops(root: ir.Operation) -> list[ir.Operation]:
+    """Every op nested in `root` (not `root` itself), in order (pre-order: an op before the ops
+    in its regions). A pre-order walk: with these bindings the ops it hands out stay valid
+    after it while they are not erased, as iterated ones do, and it is ~4.5x as fast as
+    iterating regions, blocks and ops from Python (train_transformer's backward at the llvm
+    stage: 9.9k ops in 7 ms instead of 31; the CPU passes list the whole module a dozen
+    times)."""
+    found: list[ir.Operation] = []
+
+    def visit(op):
+        found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    root.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found[1:]
 
 
 def defined_functions(module_op: ir.Operation) -> list[ir.Operation]:
@@ -36,8 +43,8 @@ def defined_functions(module_op: ir.Operation) -> list[ir.Operation]:
 
 
 def walked_ops(root: ir.Operation) -> list[ir.Operation]:
-    """`root` and every op nested in it, by a walk: three times as fast as `nested_ops`, and
-    with these bindings the ops it hands out stay valid after it while nothing is erased."""
+    """`root` and every op nested in it, in post-order (an op after the ops in its regions);
+    the ops stay valid after the walk as `nested_ops`' do."""
     found: list[ir.Operation] = []
 
     def visit(op):
