@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from torch.export import Dim
 
 import aten_mlir
-from tests.support.dynamo import fresh_dynamo, train, train_both
+from tests.support.dynamo import compiled, fresh_dynamo, train, train_both
 
 aten = torch.ops.aten
 SUM, MEAN, MAX = 0, 1, 2
@@ -212,3 +212,46 @@ def test_an_index_out_of_range_still_raises_in_a_training_step():
     with fresh_dynamo():
         with pytest.raises(IndexError, match="out of range|outside"):
             train(model, [((indices, offsets, fixed, psw), y)], F.cross_entropy, compile_it=True)
+
+
+class DenseBackward(torch.nn.Module):
+    """`_embedding_bag_dense_backward` (no offsets: the forward's offset2bag maps indices to
+    bags; float64 keeps ATen's forward off its fast path, which leaves offset2bag empty)."""
+
+    def __init__(self, mode, padding_idx=-1):
+        super().__init__()
+        self.mode, self.padding_idx = mode, padding_idx
+
+    def forward(self, weight, indices, offsets):
+        out, bag_of, sizes, maxima = aten._embedding_bag(
+            weight, indices, offsets, False, self.mode, False, None, False, self.padding_idx
+        )
+        g = torch.cos(3 * out) + 0.5
+        return aten._embedding_bag_dense_backward(
+            g, indices, bag_of, sizes, maxima, weight.shape[0], False, self.mode, None,
+            self.padding_idx,
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("mode", [SUM, MEAN, MAX], ids=["sum", "mean", "max"])
+def test_embedding_bag_dense_backward(mode):
+    module = DenseBackward(mode, padding_idx=2)
+    for n, bags in [(1, 1), (7, 3), (33, 5)]:
+        weight = torch.randn(ROWS, WIDTH, dtype=torch.float64)
+        indices, offsets = _bags(n, bags, False)
+        program = aten_mlir.compile(torch.export.export(module, (weight, indices, offsets)))
+        assert program.fallbacks == []
+        torch.testing.assert_close(
+            program(weight, indices, offsets), module(weight, indices, offsets)
+        )
+
+
+def test_sparse_gradients_are_refused_by_name():
+    """sparse=True: the gradient is a sparse COO tensor, which has no tensor type here; with
+    fallbacks made errors the compile says so instead of running the graph eagerly."""
+    model = torch.nn.EmbeddingBag(13, 6, mode="mean", sparse=True)
+    indices, offsets = _bags(7, 3, False)
+    with fresh_dynamo():
+        step = compiled(model)
+        with pytest.raises(Exception, match="sparse_coo"):
+            step(indices, offsets).sum().backward()
