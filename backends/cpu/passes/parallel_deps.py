@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from aten_mlir.passes.ir import MEMREF_ALIASES, PURE_PREFIXES, view_root
+from aten_mlir.passes.ir import MEMREF_ALIASES, PURE_PREFIXES, nested_ops, view_root
 
 CONCRETE_TRIPS = 256
 
@@ -76,17 +76,11 @@ def _defining_op(value: ir.Value):
 def _accesses(loop: ir.Operation) -> list[_Access] | None:
     """The loop's loads and stores; None when it holds an op with unknown memory effects."""
     found = []
-    stack = [loop]
-    while stack:
-        for region in stack.pop().regions:
-            for block in region.blocks:
-                for op in block.operations:
-                    op = op.operation
-                    stack.append(op)
-                    access = _access(op)
-                    if access is False:
-                        return None
-                    found += access
+    for op in nested_ops(loop):  # a walk: a fifth of the time of iterating blocks from Python
+        access = _access(op)
+        if access is False:
+            return None
+        found += access
     return found
 
 

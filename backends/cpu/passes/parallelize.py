@@ -77,20 +77,25 @@ def _trip_product(loop: ir.Operation) -> int:
     return total
 
 
-def _work(block: ir.Block) -> int:
-    """Estimated ops one run of `block` executes."""
+def _work(block: ir.Block, memo: dict) -> int:
+    """Estimated ops one run of `block` executes. `memo` holds the blocks counted so far: the
+    search asks again at every depth of a nest (a fifth of the pass on train_transformer)."""
+    total = memo.get(block)
+    if total is not None:
+        return total
     total = 0
     for op in block.operations:
         op = op.operation
         if op.name in ("scf.for", "scf.parallel"):
-            total += _trip_product(op) * _work(op.regions[0].blocks[0])
+            total += _trip_product(op) * _work(op.regions[0].blocks[0], memo)
         elif len(op.regions):
-            total += sum(_work(b) for r in op.regions for b in r.blocks)
+            total += sum(_work(b, memo) for r in op.regions for b in r.blocks)
         elif op.name in _TILE_PRODUCTS:
             total += _TILE_PRODUCTS[op.name]
         else:
             lanes = [r.type for r in op.results if isinstance(r.type, ir.VectorType)]
             total += max([1] + [_elements(v) // 8 for v in lanes])
+    memo[block] = total
     return total
 
 
@@ -101,16 +106,16 @@ def _elements(t: ir.VectorType) -> int:
     return n
 
 
-def _plan(loop: ir.Operation, min_work: int) -> _Plan | None:
+def _plan(loop: ir.Operation, min_work: int, memo: dict) -> _Plan | None:
     body = loop.regions[0].blocks[0]
     trips = _static_trips(loop)
-    small = _trip_product(loop) * _work(body) < min_work
+    small = _trip_product(loop) * _work(body, memo) < min_work
     if small and None not in trips:
         return None
     plan = _shares(loop, trips)
     if plan is not None and small:
         rest = math.prod(t or DYNAMIC_TRIPS for t in trips[plan.flattened :])
-        plan.min_shares = -(-min_work // max(1, rest * _work(body)))
+        plan.min_shares = -(-min_work // max(1, rest * _work(body, memo)))
     return plan
 
 
@@ -131,21 +136,22 @@ def _shares(loop: ir.Operation, trips: list) -> _Plan | None:
     return _Plan(loop, flattened, trips)
 
 
-def _find(block: ir.Block, min_work: int, out: list) -> None:
-    """The outermost loops in `block` to parallelize; looks inside sequential loops."""
+def _find(block: ir.Block, min_work: int, out: list, memo: dict) -> None:
+    """The outermost loops in `block` to parallelize; looks inside sequential loops. `memo`:
+    `_work`'s, for this search (nothing is rewritten until it ends)."""
     for op in block.operations:
         op = op.operation
         if op.name not in ("scf.for", "scf.parallel", "scf.if"):
             continue
-        plan = None if op.name == "scf.if" else _plan(op, min_work)
+        plan = None if op.name == "scf.if" else _plan(op, min_work, memo)
         if plan is not None:
             out.append(plan)
             continue
         dynamic = _has_dynamic_loop(op)
         for region in op.regions:
             for inner in region.blocks:
-                if dynamic or _work(inner) * _trip_product(op) >= min_work:
-                    _find(inner, min_work, out)
+                if dynamic or _work(inner, memo) * _trip_product(op) >= min_work:
+                    _find(inner, min_work, out, memo)
 
 
 def _has_dynamic_loop(op: ir.Operation) -> bool:
@@ -298,7 +304,7 @@ class ParallelizeLoops(ModulePass):
             outlined = False
             for f in defined_functions(module_op):
                 plans: list[_Plan] = []
-                _find(f.regions[0].blocks[0], self.min_work, plans)
+                _find(f.regions[0].blocks[0], self.min_work, plans, {})
                 base = ir.StringAttr(f.attributes["sym_name"]).value
                 for i, plan in enumerate(plans):
                     outlined |= _outline(module_op, f, plan, f"{base}_parallel{i}")
