@@ -37,6 +37,7 @@ from . import (  # noqa: F401
     pooling,
     pooling_adaptive,
     pooling_backward,
+    pooling_backward_avg,
     random,
     reductions,
     reductions_arg,

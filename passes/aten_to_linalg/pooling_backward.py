@@ -1,6 +1,7 @@
-"""Pooling backward ops and col2im -> gathers over the windows covering each input element
-(max_pool2d_with_indices_backward: a scatter by its indices, or a gather when the windows tile
-the plane and every index lies in its own window; see there).
+"""Max pooling backward and col2im, and the masked-gather helpers the pooling backward rules
+share (average pooling's are in `pooling_backward_avg.py`): gathers over the windows covering
+each input element (max_pool2d_with_indices_backward: a scatter by its indices, or a gather when
+the windows tile the plane and every index lies in its own window; see there).
 
 These ops scatter-add from window outputs into the input; written as scatters they would race
 in parallel loops, so each rule is a `linalg.generic` over the *input* (parallel) and the few
@@ -17,19 +18,21 @@ from mlir.dialects import arith, tensor
 from . import convolution_tensors as T
 from .builder import PARALLEL, REDUCTION, is_float, tensor_type
 from .indexing_core import loop_nest
-from .pooling_windows import CMPI, Windows, avg_divisor
+from .pooling_windows import CMPI, Windows
 from .registry import register_lowering
 from .scatter import combine
 from .views_common import collapse, expand, located, product
 
 
-def _add(acc, v, valid):
+def add_masked(acc, v, valid):
+    """acc + v where `valid`, else acc (a contribution that is not real adds nothing)."""
     zero = arith.constant(v.type, 0.0 if is_float(v.type) else 0)
     v = arith.select(valid, v, zero)
     return arith.addf(acc, v) if is_float(v.type) else arith.addi(acc, v)
 
 
-def _clamp(v, size):
+def clamp_index(v, size):
+    """An index clamped into [0, size): where a masked contribution is read (in bounds)."""
     return arith.maxsi(arith.minsi(v, arith.subi(T.ival(size), T.icst(1))), T.icst(0))
 
 
@@ -42,48 +45,11 @@ def _hit(t, s, count):
     return arith.andi(ok, arith.cmpi(CMPI.slt, o, T.ival(count))), o
 
 
-def _float_inputs(rw, *values):
+def float_inputs(rw, *values):
+    """Whether every operand and the result are floats (the float-only pooling ops)."""
     return all(is_float(tensor_type(v).element_type) for v in values) and is_float(
         rw.result_type().element_type
     )
-
-
-@register_lowering("aten.avg_pool2d_backward")
-def lower_avg_pool2d_backward(op, rw):
-    """aten.avg_pool2d_backward -> linalg.generic(gather of grad / divisor, tensor.extract)"""
-    a = rw.args
-    go, x = a["grad_output"], a["self"]
-    if not _float_inputs(rw, go, x):
-        return None
-    w = Windows(
-        rw, x, 2, a["kernel_size"], a["stride"], a["padding"], [1], a["ceil_mode"], out=rw.sizes(go)
-    )
-    include_pad, override = a["count_include_pad"], a.get("divisor_override")
-    e = tensor_type(go).element_type
-    lead, n = w.lead, w.n
-    # The outputs whose window holds h: o*s <= h + p < o*s + k, at most ceil(k/s) of them.
-    reach = [-(-k // s) for k, s in zip(w.k, w.s)]
-
-    def body(idx, acc):
-        outs, valid = [], None
-        for j in range(n):
-            q = arith.addi(idx[lead + j], T.icst(w.p[j]))
-            last = arith.divsi(q, T.icst(w.s[j]))
-            o = arith.addi(arith.subi(last, T.icst(reach[j] - 1)), idx[lead + n + j])
-            inside = arith.andi(
-                arith.andi(
-                    arith.cmpi(CMPI.sge, o, T.icst(0)), arith.cmpi(CMPI.slt, o, T.ival(w.o[j]))
-                ),
-                arith.cmpi(CMPI.slt, arith.subi(q, arith.muli(o, T.icst(w.s[j]))), T.icst(w.k[j])),
-            )
-            valid = inside if valid is None else arith.andi(valid, inside)
-            outs.append(_clamp(o, w.o[j]))
-        g = tensor.extract(go, idx[:lead] + outs)
-        g = arith.divf(g, avg_divisor(w, idx[:lead] + outs, include_pad, override, e))
-        return _add(acc, g, valid)
-
-    zeros = T.full(rw, w.sizes, e, 0)
-    return T.window_generic(rw, [], [], zeros, n, reach, body)
 
 
 @register_lowering("aten.max_pool2d_with_indices_backward")
@@ -104,7 +70,7 @@ def lower_max_pool2d_with_indices_backward(op, rw):
     them; then the gradient is gathered (`_gather`) and the scatter's loops run zero trips."""
     a = rw.args
     go, x, indices = a["grad_output"], a["self"], a["indices"]
-    if not _float_inputs(rw, go, x) or tensor_type(indices).element_type != _i64():
+    if not float_inputs(rw, go, x) or tensor_type(indices).element_type != _i64():
         return None
     rank = tensor_type(x).rank
     if rank not in (3, 4) or tensor_type(go).rank != rank:
@@ -293,10 +259,10 @@ def lower_col2im(op, rw):
             )
             hit, b = _hit(t, stride[j], blocks[j])
             valid = hit if valid is None else arith.andi(valid, hit)
-            blk.append(_clamp(b, blocks[j]))
+            blk.append(clamp_index(b, blocks[j]))
             row = arith.addi(arith.muli(row, T.icst(kernel[j])), k)
         col = arith.addi(arith.muli(blk[0], T.icst(blocks[1])), blk[1])
-        return _add(acc, tensor.extract(cols, idx[:lead] + [row, col]), valid)
+        return add_masked(acc, tensor.extract(cols, idx[:lead] + [row, col]), valid)
 
     zeros = T.full(rw, out_sizes, e, 0)
     return T.window_generic(rw, [], [], zeros, 2, kernel, body)
