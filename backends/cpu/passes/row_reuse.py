@@ -23,15 +23,33 @@ from aten_mlir.passes.registry import ModulePass, register_pass
 from .row_buffers import ACCESSES, enclosing_nest
 
 
+def _uses(buffer: ir.Value) -> list[tuple[ir.Operation, int, bool]]:
+    """(user, operand number, through a view) for every use of `buffer` and, transitively, of
+    the views made of it (`memref.expand_shape`, `subview`, ...: any user with a memref
+    result), the views themselves left out: a load through a view made before a nest reads
+    the buffer as much as a direct one (a pdist backward's gradients were read through an
+    expand_shape after the nest that was to overwrite them)."""
+    found, todo = [], [(buffer, False)]
+    while todo:
+        value, viewed = todo.pop()
+        for use in value.uses:
+            user = use.owner.operation
+            views = [r for r in user.results if isinstance(r.type, ir.MemRefType)]
+            if views and user.name != "memref.alloc":
+                todo.extend((r, True) for r in views)
+            else:
+                found.append((user, use.operand_number, viewed))
+    return found
+
+
 def _accesses_in(buffer: ir.Value, nest: ir.Operation) -> list[ir.Operation] | None:
     """The loads and stores of `buffer` inside `nest` (at the memref operand); None when the
-    nest uses it otherwise."""
+    nest uses it otherwise (or through a view)."""
     found = []
-    for use in buffer.uses:
-        user = use.owner.operation
+    for user, operand, viewed in _uses(buffer):
         if not _in(user, nest):
             continue
-        if ACCESSES.get(user.name) != use.operand_number:
+        if viewed or ACCESSES.get(user.name) != operand:
             return None
         found.append(user)
     return found
@@ -54,32 +72,26 @@ def _position(op: ir.Operation, body: ir.Block, order: dict) -> int:
     return order[op]
 
 
-def _after(op: ir.Operation, at: ir.Operation) -> bool:
-    """`op` is in `at`'s block after it, or nested in an op after it."""
+def _after(op: ir.Operation, at: ir.Operation, places: dict) -> bool:
+    """`op` is in `at`'s block after it, or nested in an op after it (`places`: the block's ops
+    in order, listed once per block and again after each rewrite)."""
     while op.block != at.block:
         op = op.parent.operation
-    for o in at.block.operations:
-        if o.operation == op:
-            return False
-        if o.operation == at:
-            return True
-    return False
+    return places[op] > places[at]
 
 
-def _dies_in(buffer: ir.Value, nest: ir.Operation) -> bool:
-    """After `nest`, only deallocs use `buffer`."""
-    for use in buffer.uses:
-        user = use.owner.operation
-        if _after(user, nest) and user.name != "memref.dealloc":
+def _dies_in(buffer: ir.Value, nest: ir.Operation, places: dict) -> bool:
+    """After `nest`, only its deallocs use `buffer` (directly or through a view)."""
+    for user, _, viewed in _uses(buffer):
+        if _after(user, nest, places) and (viewed or user.name != "memref.dealloc"):
             return False
     return True
 
 
-def _fresh_output(buffer: ir.Value, nest: ir.Operation) -> bool:
+def _fresh_output(buffer: ir.Value, nest: ir.Operation, places: dict) -> bool:
     """Nothing before `nest` uses `buffer` (it is allocated for the nest to fill)."""
-    for use in buffer.uses:
-        user = use.owner.operation
-        if not _after(user, nest) and not _in(user, nest):
+    for user, _, _ in _uses(buffer):
+        if not _after(user, nest, places) and not _in(user, nest):
             return False
     return True
 
@@ -90,9 +102,11 @@ def _alignment(alloc: ir.Operation) -> int:
     return ir.IntegerAttr(alloc.attributes["alignment"]).value
 
 
-def reuse_in_nest(nest: ir.Operation) -> None:
+def reuse_in_nest(nest: ir.Operation, places: dict | None = None) -> None:
+    if places is None:
+        places = _places(nest.block)
     body = nest.regions[0].blocks[0]
-    order = {o.operation: i for i, o in enumerate(body.operations)}
+    order = _places(body)
     buffers = {}  # insertion-ordered set
     for op in body.operations:
         for inner in _walk(op.operation):
@@ -109,17 +123,22 @@ def reuse_in_nest(nest: ir.Operation) -> None:
                 continue
             if out.results[0].type != dead.results[0].type or _alignment(dead) < _alignment(out):
                 continue
-            deallocs = _deallocs(out, dead, nest.block)
-            if deallocs is None or not _reusable(out.results[0], dead.results[0], nest, order):
+            deallocs = _deallocs(out, dead, nest.block, places)
+            reusable = _reusable(out.results[0], dead.results[0], nest, order, places)
+            if deallocs is None or not reusable:
                 continue
             out.results[0].replace_all_uses_with(dead.results[0])
             for d in deallocs:  # one buffer now: freed once, or not at all when it escapes
                 d.erase()
             out.erase()
             done.update((i, j))
+            # an op's hash follows its operands, which the rewrite changed: list them again
+            places.clear()
+            places.update(_places(nest.block))
+            order = _places(body)
 
 
-def _deallocs(out: ir.Operation, dead: ir.Operation, block: ir.Block) -> list | None:
+def _deallocs(out: ir.Operation, dead: ir.Operation, block: ir.Block, places: dict) -> list | None:
     """The deallocs to erase once `out` is `dead`'s buffer; None when that cannot be said (a
     dealloc elsewhere, or `dead` not freed exactly once). With both freed in `block`, all but
     the last; with `out` escaping (returned: no dealloc), `dead`'s too, or the returned
@@ -136,11 +155,10 @@ def _deallocs(out: ir.Operation, dead: ir.Operation, block: ir.Block) -> list | 
         return None
     if not freed[out]:
         return freed[dead]
-    order = {o.operation: i for i, o in enumerate(block.operations)}
-    return sorted(found, key=lambda d: order[d])[:-1]
+    return sorted(found, key=lambda d: places[d])[:-1]
 
 
-def _reusable(out, dead, nest, order) -> bool:
+def _reusable(out, dead, nest, order, places) -> bool:
     """Every access of both is at the nest's own row, `dead`'s all before `out`'s in the
     body; `dead` is dead after the nest and `out` unused before it."""
     body = nest.regions[0].blocks[0]
@@ -148,7 +166,7 @@ def _reusable(out, dead, nest, order) -> bool:
     writes = _accesses_in(out, nest)
     if not reads or not writes or not _own_rows(reads + writes, nest):
         return False
-    if not _dies_in(dead, nest) or not _fresh_output(out, nest):
+    if not _dies_in(dead, nest, places) or not _fresh_output(out, nest, places):
         return False
     last_read = max(_position(a, body, order) for a in reads)
     first_write = min(_position(a, body, order) for a in writes)
@@ -168,8 +186,13 @@ def reuse_block(block: ir.Block) -> None:
     # and reading the name of an erased op afterwards is a use after free (an intermittent
     # SIGSEGV compiling GPT-2, depending on what reused the memory)
     nests = [o.operation for o in block.operations if o.operation.name == "scf.parallel"]
+    places = _places(block)
     for op in nests:
-        reuse_in_nest(op)
+        reuse_in_nest(op, places)
+
+
+def _places(block: ir.Block) -> dict:
+    return {o.operation: i for i, o in enumerate(block.operations)}
 
 
 @register_pass
