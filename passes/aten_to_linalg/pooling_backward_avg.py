@@ -16,9 +16,17 @@ from mlir.dialects import arith, tensor
 
 from . import convolution_tensors as T
 from .builder import convert, is_float, tensor_type
-from .pooling_adaptive import _covering, _divide_by_extents, _end, _extents, _start
 from .pooling_backward import add_masked, clamp_index, float_inputs
-from .pooling_windows import CMPI, Windows, avg_divisor
+from .pooling_windows import (
+    CMPI,
+    Windows,
+    adaptive_end,
+    adaptive_extents,
+    adaptive_start,
+    avg_divisor,
+    covering_count,
+    divide_by_extents,
+)
 from .registry import register_lowering
 
 
@@ -111,7 +119,7 @@ def lower_adaptive_avg_pool_backward(n, op, rw):
     acc = T.f32_if_reduced(e)
     result_sizes = T.result_sizes(rw, 0, lambda d: isz_[d])
     zeros = T.full(rw, result_sizes, acc, 0)
-    kmax = _extents(rw, osz, isz, lambda o, i: _covering(i, o))
+    kmax = adaptive_extents(rw, osz, isz, lambda o, i: covering_count(i, o))
     ins_ = [T.to_index(rw, v) for v in isz]
     outs_ = [T.to_index(rw, v) for v in osz]
 
@@ -121,7 +129,7 @@ def lower_adaptive_avg_pool_backward(n, op, rw):
         pos, valid = [], None
         for j in range(n):
             h, k = idx[lead + j], idx[lead + n + j]
-            o = arith.addi(_start(h, outs_[j], ins_[j]), k)
+            o = arith.addi(adaptive_start(h, outs_[j], ins_[j]), k)
             after = arith.muli(arith.addi(h, T.icst(1)), outs_[j])
             inside = arith.andi(
                 arith.cmpi(CMPI.ult, o, outs_[j]),
@@ -135,9 +143,9 @@ def lower_adaptive_avg_pool_backward(n, op, rw):
     def share(idx, g):
         # ATen divides by each window extent in turn (grad / kd / kh / kw): same rounding.
         os_ = idx[lead:]
-        starts = [_start(o, i, out) for o, i, out in zip(os_, ins_, outs_)]
-        ends = [_end(o, i, out) for o, i, out in zip(os_, ins_, outs_)]
-        return _divide_by_extents(convert(g, acc), starts, ends)
+        starts = [adaptive_start(o, i, out) for o, i, out in zip(os_, ins_, outs_)]
+        ends = [adaptive_end(o, i, out) for o, i, out in zip(os_, ins_, outs_)]
+        return divide_by_extents(convert(g, acc), starts, ends)
 
     scaled = _per_output(rw, go, acc, share)
     out = T.window_generic(rw, [], [], zeros, n, kmax, add)
@@ -150,10 +158,13 @@ def lower_adaptive_avg_pool_backward(n, op, rw):
     return out
 
 
-# aten._adaptive_avg_pool2d_backward is still lowered by its n = 2 copy in pooling_adaptive.py
-# (not this session's file): registering it here as well would raise.
-register_lowering(
-    "aten._adaptive_avg_pool3d_backward",
-    partial(lower_adaptive_avg_pool_backward, 3),
-    summary="aten._adaptive_avg_pool3d_backward -> linalg.generic(gather over covering windows)",
-)
+for _name, _n in (
+    ("aten._adaptive_avg_pool2d_backward", 2),
+    ("aten._adaptive_avg_pool3d_backward", 3),
+):
+    register_lowering(
+        _name,
+        partial(lower_adaptive_avg_pool_backward, _n),
+        summary=f"{_name} -> linalg.generic(per-output share), linalg.generic(gather over "
+        "covering windows)",
+    )

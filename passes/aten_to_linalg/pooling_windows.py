@@ -173,3 +173,48 @@ def avg_divisor(w: Windows, idx, count_include_pad: bool, divisor_override, t: i
         size = arith.subi(end, start)
         count = size if count is None else arith.muli(count, size)
     return convert(arith.index_cast(ir.IntegerType.get_signless(64), count), t)
+
+
+# Adaptive pools: output o along a dim of input size i and output size out covers
+# [floor(o*i/out), ceil((o+1)*i/out)).
+def adaptive_start(o, i, out):
+    return arith.divui(arith.muli(o, i), out)
+
+
+def adaptive_end(o, i, out):
+    one = T.icst(1)
+    return arith.divui(arith.subi(arith.addi(arith.muli(arith.addi(o, one), i), out), one), out)
+
+
+def widest_extent(i, o) -> T.Size:
+    """The largest window extent (exact when static, a bound otherwise)."""
+    if isinstance(i, int) and isinstance(o, int):
+        return max((-(-(j + 1) * i // o)) - (j * i // o) for j in range(o)) if o else 1
+    return None
+
+
+def covering_count(i, o) -> T.Size:
+    """The most windows one input element lies in (exact when static, a bound otherwise)."""
+    if not (isinstance(i, int) and isinstance(o, int)):
+        return None
+    counts = [0] * max(i, 1)
+    for j in range(o):
+        for h in range(j * i // o, -(-(j + 1) * i // o)):
+            counts[h] += 1
+    return max(counts)
+
+
+def adaptive_extents(rw, big, small, exact=widest_extent):
+    """Per dim: how many elements of size `big` one element of size `small` can relate to."""
+    out = []
+    for b, s in zip(big, small):
+        w = exact(b, s)
+        out.append(w if w is not None else T.add(rw, T.ceildiv(rw, b, s), 1))
+    return out
+
+
+def divide_by_extents(v, starts, ends):
+    for s, e in zip(starts, ends):
+        count = arith.index_cast(ir.IntegerType.get_signless(64), arith.subi(e, s))
+        v = arith.divf(v, convert(count, v.type))
+    return v
