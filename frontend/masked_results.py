@@ -36,6 +36,16 @@ _MASKED_RESULTS = {
         2: lambda a, k: _channels(a, k, "weight", 2, 0),
     },
     "aten.native_layer_norm_backward": {1: _normalized, 2: _normalized},
+    # output_mask: no grad_input when the sampled image needs none (a spatial transformer
+    # sampling its raw input), no grad_grid when the grid is fixed
+    "aten.grid_sampler_2d_backward": {
+        0: lambda a, k: _like(a, k, "input", 1),
+        1: lambda a, k: _like(a, k, "grid", 2),
+    },
+    "aten.grid_sampler_3d_backward": {
+        0: lambda a, k: _like(a, k, "input", 1),
+        1: lambda a, k: _like(a, k, "grid", 2),
+    },
     "aten.native_group_norm_backward": {
         0: lambda a, k: _like(a, k, "input", 1),
         1: lambda a, k: _channels(a, k, "input", 1, 1),

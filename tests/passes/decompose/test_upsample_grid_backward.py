@@ -166,3 +166,44 @@ def test_a_training_step_through_grid_sample_has_no_fallback():
     torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
     for p, q in zip(model.parameters(), twin.parameters()):
         torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
+
+
+class SpatialTransformer(torch.nn.Module):
+    """The usual use: an affine grid predicted from the image samples the raw image, which
+    needs no gradient (grid_sampler_2d_backward's grad_input masked out); a fixed grid samples
+    features that do (its grad_grid masked out, when torch leaves it out)."""
+
+    def __init__(self, dims: int):
+        super().__init__()
+        self.dims = dims
+        self.loc = torch.nn.Linear(2, dims * (dims + 1))
+        self.conv = torch.nn.Conv2d(2, 3, 3, padding=1)
+        self.head = torch.nn.Linear(3 * 6 * 5 + 2 * 6 * 5 * (3 if dims == 3 else 1), 4)
+        self.fixed = torch.nn.Parameter(torch.rand(1, 6, 5, 2) * 2.4 - 1.2, requires_grad=False)
+
+    def forward(self, x):
+        n = x.shape[0]
+        theta = self.loc(x.mean((2, 3))).view(n, self.dims, self.dims + 1)
+        if self.dims == 2:
+            grid = F.affine_grid(theta, [n, 2, 6, 5], align_corners=False)
+            warped = F.grid_sample(x, grid, align_corners=False)
+        else:
+            volume = x.unsqueeze(2).expand(-1, -1, 3, -1, -1)
+            grid = F.affine_grid(theta, [n, 2, 3, 6, 5], align_corners=False)
+            warped = F.grid_sample(volume, grid, align_corners=False)
+        fixed = self.fixed.expand(n, -1, -1, -1)
+        feats = F.grid_sample(torch.tanh(self.conv(x)), fixed, "bilinear", "border")
+        return self.head(torch.cat([warped.flatten(1), feats.flatten(1)], 1))
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_sampling_an_input_without_grad_has_no_fallback(dims):
+    torch.manual_seed(0)
+    model = SpatialTransformer(dims)
+    batches = [(torch.randn(3, 2, 7, 9), torch.randint(0, 4, (3,))) for _ in range(3)]
+    with fresh_dynamo() as counts:
+        got, want, twin = train_both(model, batches, F.cross_entropy)
+    assert counts["op_fallbacks"] == 0 and counts["graph_fallbacks"] == 0
+    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+    for p, q in zip(model.parameters(), twin.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
