@@ -50,3 +50,14 @@ def train_both(model, batches, loss_fn, lr: float = 0.05, **kwargs):
     got = train(model, batches, loss_fn, compile_it=True, lr=lr, **kwargs)
     want = train(twin, batches, loss_fn, compile_it=False, lr=lr)
     return got, want, twin
+
+
+def check_training_matches_eager(model, batches, loss_fn, rtol=1e-4, atol=1e-5, **kwargs):
+    """Trains `model` compiled and an eager copy over `batches`: no graph or op ran eagerly, and
+    the losses and final parameters agree."""
+    with fresh_dynamo() as counts:
+        got, want, twin = train_both(model, batches, loss_fn, **kwargs)
+    assert counts["op_fallbacks"] == 0 and counts["graph_fallbacks"] == 0
+    torch.testing.assert_close(got, want, rtol=rtol, atol=atol)
+    for p, q in zip(model.parameters(), twin.parameters()):
+        torch.testing.assert_close(p, q, rtol=rtol, atol=atol)

@@ -10,7 +10,12 @@ import torch.nn.functional as F
 from torch.export import Dim
 
 import aten_mlir
-from tests.support.dynamo import compiled, fresh_dynamo, train, train_both
+from tests.support.dynamo import (
+    check_training_matches_eager,
+    compiled,
+    fresh_dynamo,
+    train,
+)
 
 aten = torch.ops.aten
 SUM, MEAN, MAX = 0, 1, 2
@@ -194,12 +199,7 @@ def test_a_training_step_through_them_has_no_fallback():
     torch.manual_seed(0)
     model = Bags()
     batches = [_batch(s) for s in range(4)]
-    with fresh_dynamo() as counts:
-        got, want, twin = train_both(model, batches, F.cross_entropy)
-    assert counts["op_fallbacks"] == 0 and counts["graph_fallbacks"] == 0
-    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
-    for p, q in zip(model.parameters(), twin.parameters()):
-        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
+    check_training_matches_eager(model, batches, F.cross_entropy)
 
 
 def test_an_index_out_of_range_still_raises_in_a_training_step():

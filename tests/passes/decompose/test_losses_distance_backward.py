@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch.export import Dim
 
 import aten_mlir
-from tests.support.dynamo import fresh_dynamo, train_both
+from tests.support.dynamo import check_training_matches_eager
 
 aten = torch.ops.aten
 NORMS = [0.0, 1.0, 2.0, math.inf, 1.5, 3.0, 0.5]
@@ -106,9 +106,4 @@ def test_a_training_step_through_it_has_no_fallback():
     def loss(out, y):
         return ((out - y) ** 2).mean()
 
-    with fresh_dynamo() as counts:
-        got, want, twin = train_both(model, batches, loss, lr=0.01)
-    assert counts["op_fallbacks"] == 0 and counts["graph_fallbacks"] == 0
-    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
-    for p, q in zip(model.parameters(), twin.parameters()):
-        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
+    check_training_matches_eager(model, batches, loss, lr=0.01)

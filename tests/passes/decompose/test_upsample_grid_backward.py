@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from torch.export import Dim
 
 import aten_mlir
-from tests.support.dynamo import fresh_dynamo, train_both
+from tests.support.dynamo import check_training_matches_eager
 
 aten = torch.ops.aten
 
@@ -160,12 +160,7 @@ def test_a_training_step_through_grid_sample_has_no_fallback():
     torch.manual_seed(0)
     model = Warp()
     batches = [(torch.randn(3, 2, 7, 9), torch.randint(0, 4, (3,))) for _ in range(3)]
-    with fresh_dynamo() as counts:
-        got, want, twin = train_both(model, batches, F.cross_entropy)
-    assert counts["op_fallbacks"] == 0 and counts["graph_fallbacks"] == 0
-    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
-    for p, q in zip(model.parameters(), twin.parameters()):
-        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
+    check_training_matches_eager(model, batches, F.cross_entropy)
 
 
 class SpatialTransformer(torch.nn.Module):
@@ -201,9 +196,4 @@ def test_sampling_an_input_without_grad_has_no_fallback(dims):
     torch.manual_seed(0)
     model = SpatialTransformer(dims)
     batches = [(torch.randn(3, 2, 7, 9), torch.randint(0, 4, (3,))) for _ in range(3)]
-    with fresh_dynamo() as counts:
-        got, want, twin = train_both(model, batches, F.cross_entropy)
-    assert counts["op_fallbacks"] == 0 and counts["graph_fallbacks"] == 0
-    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
-    for p, q in zip(model.parameters(), twin.parameters()):
-        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
+    check_training_matches_eager(model, batches, F.cross_entropy)
