@@ -71,25 +71,32 @@ def _add_at(rewriter, t, dim: int, at, extra):
 def _replication_pad_backward(n: int, op, rewriter):
     """Per padded dim, the last first (as the pad's own order): the middle slice of the
     gradient, where the first position also gets the left pad's sum and the last the right
-    pad's (one position gets both when the input is 1 wide)."""
+    pad's (one position gets both when the input is 1 wide). A negative pad crops the input
+    (`F.pad(x, (-4, 5), "replicate")`): the cropped positions get no gradient, zeros."""
     a = rewriter.args
     grad, x = a["grad_output"], a["self"]
     pad = int_list(a["padding"], 2 * n)
-    if any(not isinstance(p, int) or p < 0 for p in pad) or rank(x) not in (n + 1, n + 2):
-        return None  # negative pads crop: ATen's kernel, not this slicing
+    if any(not isinstance(p, int) for p in pad) or rank(x) not in (n + 1, n + 2):
+        return None
     for i in range(n):
         dim, left, right = rank(x) - 1 - i, pad[2 * i], pad[2 * i + 1]
         if left == 0 and right == 0:
             continue
         size = rewriter.size(x, dim)
-        end = rewriter.index_arith(arith.AddIOp, size, left)
-        middle = slice_dim(rewriter, grad, dim, left, end)
-        if left:
+        # input i is output i + left; the kept inputs' outputs are [max(left, 0), end)
+        end = rewriter.index_arith(arith.AddIOp, size, left + min(right, 0))
+        middle = slice_dim(rewriter, grad, dim, max(left, 0), end)
+        if left < 0 or right < 0:
+            zeros = [0] * (2 * (rank(x) - dim))
+            zeros[-2:] = [max(-left, 0), max(-right, 0)]
+            middle = rewriter.aten("aten.constant_pad_nd", middle, zeros, 0.0)
+            end = rewriter.index_arith(arith.AddIOp, size, left)
+        if left > 0:
             border = slice_dim(rewriter, grad, dim, 0, left)
             middle = _add_at(
                 rewriter, middle, dim, 0, rewriter.aten("aten.sum.dim_IntList", border, [dim], True)
             )
-        if right:
+        if right > 0:
             border = slice_dim(rewriter, grad, dim, end, rewriter.size(grad, dim))
             last = rewriter.index_arith(arith.SubIOp, size, 1)
             middle = _add_at(

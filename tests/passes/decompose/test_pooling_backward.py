@@ -108,6 +108,11 @@ PADS = {
     "2d_unbatched": ((1, 2, 3, 1), (3, 4, 5)),
     "2d_no_pad": ((0, 0, 0, 0), (2, 3, 4)),
     "3d": ((1, 2, 0, 1, 2, 2), (1, 2, 3, 4, 5)),
+    # negative pads crop (OpInfo's nn.functional.pad replicate_negative samples)
+    "1d_crop_left": ((-4, 5), (2, 3, 6)),
+    "2d_crop_right": ((0, 0, 2, -4), (2, 2, 6, 4)),
+    "2d_crop_both": ((-1, -2, 1, -1), (1, 2, 5, 7)),
+    "3d_crop": ((1, -1, -2, 0, 0, 2), (1, 2, 3, 4, 5)),
 }
 
 
@@ -123,14 +128,15 @@ def test_replication_pad_backward_adds_the_pads_at_the_borders(name, dynamic):
         return g, x
 
     shapes = None
+    crop = max(-pad[0], 0) + max(-pad[1], 0)  # the last dim keeps at least one element
     if dynamic:  # the padded last dim itself: borders at a runtime position
-        w = Dim("w", min=1, max=64)
+        w = Dim("w", min=crop + 1, max=64)
         wide = w + pad[0] + pad[1] if pad[0] + pad[1] else w  # export refuses `w + 0`
         shapes = ({len(shape) - 1: wide}, {len(shape) - 1: w})
-    g, x = make(max(shape[-1], 2) if dynamic else shape[-1])  # export specializes a size 1
+    g, x = make(max(shape[-1], crop + 2) if dynamic else shape[-1])  # export specializes 1
     program = aten_mlir.compile(torch.export.export(module, (g, x), dynamic_shapes=shapes))
     assert program.fallbacks == []
-    for last in [shape[-1], 1, 7] if dynamic else [shape[-1]]:
+    for last in [shape[-1], crop + 1, crop + 7] if dynamic else [shape[-1]]:
         g, x = make(last)
         want = module(g, x)
         got = program(g, x)
