@@ -14,6 +14,7 @@ from mlir import ir
 from mlir import rewrite as mlir_rewrite
 
 from aten_mlir.dialects import core_op_names, describe_location, is_dialect_op
+from aten_mlir.dialects.opaque import OPAQUE_CALL
 
 from ..registry import ModulePass, PassFailure, option, register_pass
 from .registry import DECOMPOSITIONS, KEPT_WHOLE, DecompositionError, as_pattern
@@ -113,7 +114,9 @@ class AtenCheckTarget(ModulePass):
         _check_names(self.name, self.keep)
 
     def run(self, module_op: ir.Operation) -> None:
-        accepted = self.keep + (tuple(KEPT_WHOLE) if self.allow_kept_whole else ())
+        # an opaque call (a custom op) has no decomposition by definition: it runs eagerly
+        kept = (*KEPT_WHOLE, OPAQUE_CALL) if self.allow_kept_whole else ()
+        accepted = self.keep + kept
         outside = ops_outside(module_op, target_set(accepted))
         for op in outside:
             why = f" (kept whole: {KEPT_WHOLE[op.name]})" if op.name in KEPT_WHOLE else ""

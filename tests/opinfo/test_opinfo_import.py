@@ -21,8 +21,6 @@ EXPECTED_UNSUPPORTED = {
     "sparse.mm.reduce": "sparse (CSR) input tensors have no builtin tensor type",
     "sparse.sampled_addmm": "sparse (CSR) input tensors have no builtin tensor type",
     "to_sparse": "its sparse (COO) result has no builtin tensor type",
-    "nn.functional.linear_cross_entropy.chunked": "op in the torch_nn namespace, not ATen",
-    "nn.functional.linear_cross_entropy.chunked_none": "op in the torch_nn namespace, not ATen",
 }
 
 

@@ -11,6 +11,7 @@ import torch
 
 import aten_mlir
 from aten_mlir.backends.reference import interpreter
+from aten_mlir.dialects import get_op_def
 from aten_mlir.passes.decompose import ops_outside, target_set
 from tests.support.decomposition import check_decomposition
 from tests.support.opinfo_samples import check_opinfo_samples
@@ -116,11 +117,12 @@ def _anti_stable_sort(self, dim=-1, descending=False):
 
 
 def test_stable_sort_is_stable_whatever_order_the_core_sort_leaves_ties_in(monkeypatch):
-    opdef = interpreter.get_op_def("aten.sort")
-    reversed_ties = dataclasses.replace(opdef, _overload=[_anti_stable_sort])
-    original = interpreter.get_op_def
+    original = interpreter.op_def_of
+    reversed_ties = dataclasses.replace(get_op_def("aten.sort"), _overload=[_anti_stable_sort])
     monkeypatch.setattr(
-        interpreter, "get_op_def", lambda n: reversed_ties if n == "aten.sort" else original(n)
+        interpreter,
+        "op_def_of",
+        lambda op: reversed_ties if op.name == "aten.sort" else original(op),
     )
     for kwargs in ({"dim": 1}, {"dim": 0, "descending": True}):
         program = single_op_program("aten.sort.stable", [TIES], stable=True, **kwargs)
