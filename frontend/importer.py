@@ -39,14 +39,7 @@ from .index_checks import InProgramChecks, checked_before_call
 from .locations import describe_node, node_location
 from .masked_results import masked_result_vals
 from .program import InputSpec, OutputSpec, Program, Signature
-from .roles import (
-    INPUT_ROLE,
-    OUTPUT_ROLE,
-    out_spec,
-    role_attribute,
-    role_attributes,
-    user_output_name,
-)
+from .roles import INPUT_ROLE, OUTPUT_ROLE, argument_role, named_role, out_spec, user_output_name
 from .symbolic import SYMBOLIC_IMPORTERS
 
 log = logging.getLogger(__name__)
@@ -211,9 +204,9 @@ class _Importer:
                 ir.FunctionType.get(arg_types, [r.type for r in results])
             )
             fn.arg_attrs = ir.ArrayAttr.get(
-                [role_attributes(s, p) for s, p in zip(inputs, placeholders)]
+                [argument_role(s, p) for s, p in zip(inputs, placeholders)]
             )
-            fn.res_attrs = ir.ArrayAttr.get([role_attribute(s.role, s.name) for s in outputs])
+            fn.res_attrs = ir.ArrayAttr.get([named_role(s.role, s.name) for s in outputs])
         state = {**self.ep.state_dict, **self.ep.constants}
         returned = sum(s.role == "user_output" for s in outputs) + len(constant_outputs)
         signature = Signature(

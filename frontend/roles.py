@@ -45,18 +45,19 @@ def out_spec(ep: torch.export.ExportedProgram, returned: int):
     return ep.call_spec.out_spec
 
 
-def role_attributes(spec, node: torch.fx.Node) -> ir.DictAttr:
+def argument_role(spec, node: torch.fx.Node) -> ir.DictAttr:
     """The argument's role; a user input with symbolic sizes also names them as export does
     (`aten.sizes = ["s0", "3", "s1"]`): the call guards check that dims of one symbol are equal
     at every call, so the lowering may read them as one size (`aten-split-dynamic-expands`)."""
     val = node.meta.get("val")
     if spec.role != "user_input" or not isinstance(val, torch.Tensor):
-        return role_attribute(spec.role, spec.name)
+        return named_role(spec.role, spec.name)
     if not any(isinstance(d, torch.SymInt) for d in val.shape):
-        return role_attribute(spec.role, spec.name)
+        return named_role(spec.role, spec.name)
     sizes = ir.ArrayAttr.get([ir.StringAttr.get(size_text(d)) for d in val.shape])
     return ir.DictAttr.get({f"aten.{spec.role}": ir.StringAttr.get(spec.name), "aten.sizes": sizes})
 
 
-def role_attribute(role: str, name: str) -> ir.DictAttr:
+def named_role(role: str, name: str) -> ir.DictAttr:
+    """`{aten.<role> = "<name>"}`: an argument's or result's role attribute."""
     return ir.DictAttr.get({f"aten.{role}": ir.StringAttr.get(name)})
