@@ -31,7 +31,7 @@ func.func @product(%x: memref<{m}x{k}xbf16>, %w: memref<{ws}xbf16>, %y: memref<{
 """
 
 
-_ZERO_FILL = """
+ZERO_FILL = """
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%y : memref<{m}x{n}xf32>)"""
 
@@ -43,7 +43,7 @@ def vectorized_bf16_product(
     `cpu-vectorize-contractions{cpu=...}`; sizes as IR text ("?" for dynamic). `zero_fill`: C is
     zeroed first (a kernel may fold that fill)."""
     w, ws = ("n, k", f"{n}x{k}") if transposed else ("k, n", f"{k}x{n}")
-    fill = _ZERO_FILL.format(m=m, n=n) if zero_fill else ""
+    fill = ZERO_FILL.format(m=m, n=n) if zero_fill else ""
     with make_context():
         module = ir.Module.parse(_BF16_PRODUCT.format(m=m, k=k, n=n, w=w, ws=ws, z=fill))
         run_pipeline(module, f"cpu-vectorize-contractions{{cpu={cpu}}},canonicalize,cse")

@@ -12,7 +12,7 @@ from torch.export import Dim
 from aten_mlir.backends.cpu.passes.outer_swap import MAX_COPY, MAX_ROWS, MIN_ROWS, ROWS, WIDER
 from aten_mlir.dialects import make_context
 from aten_mlir.passes import run_pipeline
-from tests.support.narrow_products import compile_vectorized
+from tests.support.narrow_products import ZERO_FILL, compile_vectorized
 
 _PRODUCT = """
 #x = affine_map<(m, n, k) -> (m, k)>
@@ -30,14 +30,11 @@ func.func @product(%x: memref<{m}x{k}xf32>, %w: memref<{n}x{k}xf32>, %y: memref<
   return
 }}
 """
-_ZERO_FILL = """
-  %zero = arith.constant 0.0 : f32
-  linalg.fill ins(%zero : f32) outs(%y : memref<{m}x{n}xf32>)"""
 
 
 def vectorized(cpu: str, m: str, k: str, n: str, zero_fill: bool = True) -> str:
     """C (= 0 first) += x[m, k] @ W[n, k].T in f32 after `cpu-vectorize-contractions{cpu}`."""
-    fill = _ZERO_FILL.format(m=m, n=n) if zero_fill else ""
+    fill = ZERO_FILL.format(m=m, n=n) if zero_fill else ""
     with make_context():
         module = ir.Module.parse(_PRODUCT.format(m=m, k=k, n=n, z=fill))
         run_pipeline(module, f"cpu-vectorize-contractions{{cpu={cpu}}},canonicalize,cse")
